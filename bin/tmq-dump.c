@@ -1,0 +1,266 @@
+/* tmq-dump: decode and verify partition files, for debugging. */
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "escape.h"
+#include "linereader.h"
+#include "message.h"
+#include "names.h"
+#include "printer.h"
+#include "root.h"
+#include "timestamp.h"
+#include "topic.h"
+
+static const struct tmq_option options[] = {
+	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message" },
+	{ "verify", 'v', NULL, TMQ_ARG_NONE,
+	    "read everything, print only problems and a summary" },
+	TMQ_COMMON_OPTIONS,
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	"tmq-dump",
+	"[-J | --verify] [TOPIC | FILE]...",
+	"Decode partition files line by line (every topic and group of the "
+	"root when no operand is given).",
+	"topic file",
+	options
+};
+
+struct dump {
+	int json, verify;
+	struct tmq_codec codec;
+	unsigned long files, lines, corrupt;
+};
+
+/* Decode and show one line; returns 0, or 1 when it is corrupt. */
+static int
+dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
+    const char *file, const struct tmq_line *l, uint64_t lineno)
+{
+	struct tmq_error e;
+	struct tmq_msg m;
+	char buf[48], key[TMQ_KEY_MAX_BYTES];
+	const char *why = l->problem;
+	size_t n;
+
+	m.offset = l->offset;
+	m.partition = p;
+	if (why == NULL && tmq_line_decode(&d->codec, t->key_width, t->ntypes,
+	    l->p, l->n, &m, &e) < 0)
+		why = e.msg;
+	d->lines++;
+	if (why != NULL) {
+		d->corrupt++;
+		fflush(stdout);
+		fprintf(stderr, "%s: %s/%s:%llu: partition %u offset %llu: "
+		    "%s\n", cmd.name, t->name, file, (unsigned long long)lineno,
+		    p, (unsigned long long)l->offset, why);
+		return 1;
+	}
+	if (d->verify)
+		return 0;
+	if (d->json) {
+		tmq_print_json(stdout, t, &m);
+		putchar('\n');
+		return 0;
+	}
+	printf("%s/%s:%llu offset=%llu key=", t->name, file,
+	    (unsigned long long)lineno, (unsigned long long)l->offset);
+	n = tmq_key_format(t->key_width, m.key, key);
+	tmq_escape_terminal(stdout, (const unsigned char *)key, n);
+	tmq_ts_iso(m.ts, buf, sizeof buf);
+	printf(" time=%s type=%s size=%zu/%zu payload=", buf,
+	    tmq_type_name(t, &m), l->n + 1, m.payload.len);
+	tmq_escape_terminal(stdout, m.payload.data, m.payload.len);
+	putchar('\n');
+	return 0;
+}
+
+/* Dump partition p of t; only the file named only_file when set. */
+static int
+dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
+    const char *only_file)
+{
+	struct tmq_linereader r;
+	struct tmq_line l;
+	struct tmq_error e;
+	struct tmq_pfile cur;
+	int rc = 0, got;
+
+	if (tmq_lr_open(&r, t->dirfd, p, t->key_width, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	if (only_file != NULL) {
+		struct tmq_pfile pf;
+
+		tmq_pfile_parse(only_file, &pf);
+		if (tmq_lr_seek(&r, pf.first, NULL, &e) < 0) {
+			tmq_lr_close(&r);
+			return tmq_report(&cmd, &e), -1;
+		}
+	}
+	cur.name[0] = '\0';
+	while ((got = tmq_lr_next(&r, &l, &e)) > 0) {
+		const struct tmq_pfile *f = &r.files[r.cur];
+		if (strcmp(cur.name, f->name) != 0) {
+			if (only_file != NULL && cur.name[0] != '\0')
+				break;
+			cur = *f;
+			d->files++;
+		}
+		if (only_file != NULL && strcmp(f->name, only_file) != 0)
+			break;
+		rc |= dump_line(d, t, p, cur.name, &l, l.offset - cur.first + 1);
+	}
+	if (got < 0) {
+		tmq_report(&cmd, &e);
+		rc = -1;
+	}
+	tmq_lr_close(&r);
+	return rc;
+}
+
+static int
+dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
+{
+	struct tmq_error e;
+	struct tmq_topic t;
+	unsigned p;
+	int rc = 0, r;
+
+	if (tmq_topic_open(rootfd, name, &t, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	if (file != NULL) {
+		struct tmq_pfile pf;
+
+		if (tmq_pfile_parse(file, &pf) < 0 || pf.partition >= t.partitions) {
+			tmq_warn(&cmd, "%s/%s: not a partition file of the topic",
+			    name, file);
+			tmq_topic_close(&t);
+			return -1;
+		}
+		rc = dump_partition(d, &t, pf.partition, file);
+	} else
+		for (p = 0; p < t.partitions; p++) {
+			r = dump_partition(d, &t, p, NULL);
+			if (r < 0 || rc < 0)
+				rc = -1;
+			else
+				rc |= r;
+		}
+	tmq_topic_close(&t);
+	return rc;
+}
+
+/* An operand is a file when it names an existing regular file. */
+static int
+dump_operand(struct dump *d, int rootfd, const char *arg)
+{
+	struct stat st;
+	char *c1, *c2, *dir, *topic, *root;
+	int fd, rc;
+	struct tmq_error e;
+
+	if (strchr(arg, '/') == NULL || stat(arg, &st) < 0 || !S_ISREG(st.st_mode))
+		return dump_topic(d, rootfd, arg, NULL);
+	c1 = strdup(arg);
+	c2 = strdup(arg);
+	if (c1 == NULL || c2 == NULL) {
+		free(c1);
+		free(c2);
+		tmq_warn(&cmd, "out of memory");
+		return -1;
+	}
+	dir = dirname(c1);		/* ROOT/TOPIC */
+	topic = basename(dir);
+	root = dirname(c2);
+	root = dirname(root);		/* ROOT */
+	if (tmq_root_open(root, 0, &fd, &e) < 0) {
+		rc = -1;
+		tmq_report(&cmd, &e);
+	} else {
+		char *base = strrchr(arg, '/') + 1;
+
+		rc = dump_topic(d, fd, topic, base);
+		close(fd);
+	}
+	free(c1);
+	free(c2);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dump d;
+	struct tmq_error e;
+	const char *rootopt = NULL;
+	char *path, **names;
+	size_t n, i;
+	int c, fd, rc = 0, bad = 0;
+
+	memset(&d, 0, sizeof d);
+	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
+		switch (c) {
+		case 'J': d.json = 1; break;
+		case 'v': d.verify = 1; break;
+		case 'd': rootopt = optarg; break;
+		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
+		default: return TMQ_EXIT_USAGE;
+		}
+	}
+	if (d.json && d.verify)
+		return tmq_usage_error(&cmd, "-J and --verify do not go together");
+	if (tmq_codec_init(&d.codec, &e) < 0)
+		return tmq_report(&cmd, &e);
+	if (tmq_root_path(rootopt, &path, &e) < 0)
+		return tmq_report(&cmd, &e);
+	fd = -1;
+	if (tmq_root_open(path, 0, &fd, &e) < 0 && optind == argc) {
+		free(path);
+		return tmq_report(&cmd, &e);
+	}
+	free(path);
+	if (optind == argc) {
+		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0)
+			return tmq_report(&cmd, &e);
+		for (i = 0; i < n; i++) {
+			rc = dump_topic(&d, fd, names[i], NULL);
+			if (rc < 0)
+				bad = 1;
+			else if (rc > 0)
+				bad |= 2;
+		}
+		tmq_names_free(names, n);
+	} else
+		for (; optind < argc; optind++) {
+			if (fd < 0 && strchr(argv[optind], '/') == NULL) {
+				tmq_report(&cmd, &e);
+				bad = 1;
+				continue;
+			}
+			rc = dump_operand(&d, fd, argv[optind]);
+			if (rc < 0)
+				bad = 1;
+			else if (rc > 0)
+				bad |= 2;
+		}
+	if (d.verify)
+		printf("%lu files, %lu lines, %lu corrupt\n", d.files, d.lines,
+		    d.corrupt);
+	if (fd >= 0)
+		close(fd);
+	tmq_codec_free(&d.codec);
+	if (fflush(stdout) != 0) {
+		tmq_warn(&cmd, "write error on standard output");
+		return TMQ_EXIT_FAIL;
+	}
+	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+}

@@ -1,0 +1,443 @@
+/* tmq-topic: create, list, describe, locate keys in, and delete topics. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "names.h"
+#include "confirm.h"
+#include "keys.h"
+#include "partitioner.h"
+#include "root.h"
+#include "timestamp.h"
+#include "topic.h"
+#include "topicstat.h"
+
+enum { OPT_JSON = 256 };
+
+static const struct tmq_option options[] = {
+	{ "key-type", 'k', "TYPE", TMQ_ARG_KEYTYPE,
+	    "create: u8, u16 (default), u32, u64 or charN" },
+	{ "long", 'l', NULL, TMQ_ARG_NONE,
+	    "list: add key type, partitions, messages and bytes" },
+	{ "partitions", 'p', "N", TMQ_ARG_WORD,
+	    "create: number of partitions (default 1)" },
+	{ "types", 't', "A,B,...", TMQ_ARG_WORD,
+	    "create: names of the typed messages the topic carries" },
+	{ "yes", 'y', NULL, TMQ_ARG_NONE, "delete: do not ask" },
+	{ "null", '0', NULL, TMQ_ARG_NONE,
+	    "partition: keys on stdin end with NUL, not newline" },
+	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "info, list: print JSON" },
+	TMQ_COMMON_OPTIONS,
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	"tmq-topic",
+	"create NAME [-k TYPE] [-p N] [-t A,B,...]\n"
+	"list [-l] [--json]\n"
+	"info NAME [--json]\n"
+	"partition NAME [KEY...]\n"
+	"delete NAME [-y]",
+	"Create, list, describe and delete the topics of a tmq root.",
+	"create list info partition delete",
+	options
+};
+
+struct args {
+	const char *root, *keytype, *types;
+	unsigned long partitions;
+	int lng, yes, json, null;
+};
+
+static int
+open_root(const struct args *a, int create, int *fd)
+{
+	struct tmq_error e;
+	char *path;
+	int rc;
+
+	if (tmq_root_path(a->root, &path, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	rc = tmq_root_open(path, create, fd, &e);
+	free(path);
+	if (rc < 0)
+		return tmq_report(&cmd, &e), -1;
+	return 0;
+}
+
+/* Split "A,B,C" in place. */
+static int
+split_types(char *s, char ***out, unsigned *n)
+{
+	char **v = NULL, *tok, *save = NULL;
+	unsigned cnt = 0;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **nv = realloc(v, (cnt + 1) * sizeof *v);
+
+		if (nv == NULL) {
+			free(v);
+			return -1;
+		}
+		v = nv;
+		v[cnt++] = tok;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+static int
+do_create(const struct args *a, const char *name)
+{
+	struct tmq_error e;
+	char **types = NULL, *copy = NULL;
+	unsigned ntypes = 0;
+	int width = 2, fd, rc;
+
+	if (tmq_topic_name_check(name, &e) < 0)
+		return tmq_report(&cmd, &e);
+	if (a->keytype && tmq_keytype_parse(a->keytype, &width, &e) < 0)
+		return tmq_report(&cmd, &e);
+	if (a->types) {
+		copy = strdup(a->types);
+		if (copy == NULL || split_types(copy, &types, &ntypes) < 0) {
+			free(copy);
+			tmq_warn(&cmd, "out of memory");
+			return TMQ_EXIT_FAIL;
+		}
+	}
+	if (open_root(a, 1, &fd) < 0) {
+		free(types);
+		free(copy);
+		return TMQ_EXIT_FAIL;
+	}
+	rc = tmq_topic_create(fd, name, width, (unsigned)a->partitions, types,
+	    ntypes, NULL, &e);
+	close(fd);
+	free(types);
+	free(copy);
+	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
+}
+
+static void
+sum_stats(const struct tmq_partstat *ps, unsigned n, uint64_t *msgs,
+    uint64_t *bytes)
+{
+	unsigned p;
+
+	*msgs = *bytes = 0;
+	for (p = 0; p < n; p++) {
+		*msgs += ps[p].end - ps[p].first;
+		*bytes += ps[p].bytes;
+	}
+}
+
+static int
+do_list(const struct args *a)
+{
+	struct tmq_error e;
+	char **names, kt[16];
+	size_t n, i;
+	int fd, rc = TMQ_EXIT_OK;
+
+	if (open_root(a, 0, &fd) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_topic_names(fd, 0, &names, &n, &e) < 0) {
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
+	if (a->json)
+		fputs("[", stdout);
+	for (i = 0; i < n; i++) {
+		struct tmq_topic t;
+		struct tmq_partstat *ps;
+		uint64_t msgs, bytes;
+
+		if (!a->lng && !a->json) {
+			puts(names[i]);
+			continue;
+		}
+		if (tmq_topic_open(fd, names[i], &t, &e) < 0 ||
+		    tmq_topic_stat(&t, &ps, &e) < 0) {
+			tmq_report(&cmd, &e);
+			rc = TMQ_EXIT_FAIL;
+			if (t.name)
+				tmq_topic_close(&t);
+			continue;
+		}
+		sum_stats(ps, t.partitions, &msgs, &bytes);
+		tmq_keytype_name(t.key_width, kt, sizeof kt);
+		if (a->json)
+			printf("%s{\"name\":\"%s\",\"key_type\":\"%s\","
+			    "\"partitions\":%u,\"messages\":%llu,\"bytes\":%llu}",
+			    i ? "," : "", t.name, kt, t.partitions,
+			    (unsigned long long)msgs, (unsigned long long)bytes);
+		else
+			printf("%-24s %-8s %4u %12llu %14llu\n", t.name, kt,
+			    t.partitions, (unsigned long long)msgs,
+			    (unsigned long long)bytes);
+		tmq_topic_stat_free(ps, t.partitions);
+		tmq_topic_close(&t);
+	}
+	if (a->json)
+		puts("]");
+	tmq_names_free(names, n);
+	close(fd);
+	return rc;
+}
+
+static void
+info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
+{
+	char kt[16], t1[40], t2[40];
+	uint64_t msgs, bytes;
+	unsigned p, i;
+	size_t k;
+
+	sum_stats(ps, t->partitions, &msgs, &bytes);
+	printf("topic:      %s\n", t->name);
+	printf("key type:   %s\n", tmq_keytype_name(t->key_width, kt, sizeof kt));
+	printf("partitions: %u\n", t->partitions);
+	printf("types:      ");
+	for (i = 0; i < t->ntypes; i++)
+		if (t->types[i])
+			printf("%s%s", i ? "," : "", t->types[i]);
+	printf("%s\n", t->ntypes ? "" : "-");
+	printf("messages:   %llu\nbytes:      %llu\n\n",
+	    (unsigned long long)msgs, (unsigned long long)bytes);
+	printf("%-9s %-28s %12s %12s %12s  %-24s  %s\n", "PARTITION", "FILE",
+	    "FIRST", "END", "BYTES", "FIRST-TIME", "LAST-TIME");
+	for (p = 0; p < t->partitions; p++) {
+		if (ps[p].nfiles == 0)
+			printf("%-9u %-28s %12d %12d %12d  %-24s  %s\n", p, "-",
+			    0, 0, 0, "-", "-");
+		for (k = 0; k < ps[p].nfiles; k++) {
+			const struct tmq_filestat *f = &ps[p].files[k];
+
+			strcpy(t1, "-");
+			strcpy(t2, "-");
+			if (f->has_ts) {
+				tmq_ts_iso(f->first_ts, t1, sizeof t1);
+				tmq_ts_iso(f->last_ts, t2, sizeof t2);
+			}
+			printf("%-9u %-28s %12llu %12llu %12llu  %-24s  %s\n", p,
+			    f->pf.name, (unsigned long long)f->pf.first,
+			    (unsigned long long)f->end,
+			    (unsigned long long)f->bytes, t1, t2);
+		}
+	}
+}
+
+static void
+info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
+{
+	char kt[16], n1[40], n2[40];
+	unsigned p, i;
+	size_t k;
+
+	printf("{\"name\":\"%s\",\"key_type\":\"%s\",\"key_width\":%d,"
+	    "\"partitions\":[", t->name,
+	    tmq_keytype_name(t->key_width, kt, sizeof kt), t->key_width);
+	for (p = 0; p < t->partitions; p++) {
+		printf("%s{\"partition\":%u,\"first\":%llu,\"end\":%llu,"
+		    "\"bytes\":%llu,\"files\":[", p ? "," : "", p,
+		    (unsigned long long)ps[p].first,
+		    (unsigned long long)ps[p].end,
+		    (unsigned long long)ps[p].bytes);
+		for (k = 0; k < ps[p].nfiles; k++) {
+			const struct tmq_filestat *f = &ps[p].files[k];
+
+			strcpy(n1, "null");
+			strcpy(n2, "null");
+			if (f->has_ts) {
+				tmq_ts_repr(f->first_ts, n1, sizeof n1);
+				tmq_ts_repr(f->last_ts, n2, sizeof n2);
+			}
+			printf("%s{\"name\":\"%s\",\"first\":%llu,\"end\":%llu,"
+			    "\"bytes\":%llu,\"first_timestamp\":%s,"
+			    "\"last_timestamp\":%s}", k ? "," : "", f->pf.name,
+			    (unsigned long long)f->pf.first,
+			    (unsigned long long)f->end,
+			    (unsigned long long)f->bytes, n1, n2);
+		}
+		printf("]}");
+	}
+	printf("],\"types\":[");
+	for (i = 0; i < t->ntypes; i++)
+		if (t->types[i])
+			printf("%s\"%s\"", i ? "," : "", t->types[i]);
+	printf("]}\n");
+}
+
+static int
+do_info(const struct args *a, const char *name)
+{
+	struct tmq_error e;
+	struct tmq_topic t;
+	struct tmq_partstat *ps;
+	int fd;
+
+	if (open_root(a, 0, &fd) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_topic_open(fd, name, &t, &e) < 0) {
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
+	close(fd);
+	if (tmq_topic_stat(&t, &ps, &e) < 0) {
+		tmq_topic_close(&t);
+		return tmq_report(&cmd, &e);
+	}
+	if (a->json)
+		info_json(&t, ps);
+	else
+		info_text(&t, ps);
+	tmq_topic_stat_free(ps, t.partitions);
+	tmq_topic_close(&t);
+	return TMQ_EXIT_OK;
+}
+
+static int
+partition_one(const struct tmq_topic *t, const char *key, size_t n,
+    unsigned long recno)
+{
+	unsigned char kb[TMQ_KEY_MAX_BYTES];
+	struct tmq_error e;
+
+	if (tmq_key_parse(t->key_width, key, n, kb, &e) < 0) {
+		if (recno)
+			tmq_warn(&cmd, "%s: key %lu: %s", t->name, recno, e.msg);
+		else
+			tmq_warn(&cmd, "%s: %s", t->name, e.msg);
+		return -1;
+	}
+	printf("%u\n", tmq_partition_of(t->key_width, kb, t->partitions));
+	return 0;
+}
+
+static int
+do_partition(const struct args *a, const char *name, int nkeys, char **keys)
+{
+	struct tmq_error e;
+	struct tmq_topic t;
+	int fd, i, rc = TMQ_EXIT_OK;
+
+	if (open_root(a, 0, &fd) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_topic_open(fd, name, &t, &e) < 0) {
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
+	close(fd);
+	if (nkeys > 0) {
+		for (i = 0; i < nkeys; i++)
+			if (partition_one(&t, keys[i], strlen(keys[i]), 0) < 0)
+				rc = TMQ_EXIT_FAIL;
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t len;
+		unsigned long recno = 0;
+
+		while ((len = getdelim(&line, &cap, a->null ? '\0' : '\n',
+		    stdin)) >= 0) {
+			recno++;
+			if (len > 0 && line[len - 1] == (a->null ? '\0' : '\n'))
+				len--;
+			if (partition_one(&t, line, (size_t)len, recno) < 0)
+				rc = TMQ_EXIT_FAIL;
+		}
+		free(line);
+	}
+	tmq_topic_close(&t);
+	return rc;
+}
+
+static int
+do_delete(const struct args *a, const char *name)
+{
+	struct tmq_error e;
+	struct tmq_topic t;
+	char q[400];
+	int fd, ok;
+
+	if (tmq_topic_name_check(name, &e) < 0)
+		return tmq_report(&cmd, &e);
+	if (open_root(a, 0, &fd) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_topic_open(fd, name, &t, &e) < 0) {
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
+	tmq_topic_close(&t);
+	snprintf(q, sizeof q, "delete topic '%s' and all its messages?", name);
+	ok = tmq_confirm(q, a->yes, &e);
+	if (ok <= 0) {
+		close(fd);
+		if (ok < 0)
+			return tmq_report(&cmd, &e);
+		tmq_warn(&cmd, "%s: not deleted", name);
+		return TMQ_EXIT_FAIL;
+	}
+	ok = tmq_topic_delete(fd, name, &e);
+	close(fd);
+	return ok < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a = { .partitions = 1 };
+	struct tmq_error e;
+	uint64_t v;
+	const char *sub;
+	int c, nargs;
+
+	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
+		switch (c) {
+		case 'k': a.keytype = optarg; break;
+		case 'l': a.lng = 1; break;
+		case 'p':
+			if (tmq_parse_u64(optarg, 1, TMQ_MAX_PARTITIONS, &v,
+			    &e) < 0)
+				return tmq_usage_error(&cmd, "-p: %s", e.msg);
+			a.partitions = (unsigned long)v;
+			break;
+		case 't': a.types = optarg; break;
+		case 'y': a.yes = 1; break;
+		case '0': a.null = 1; break;
+		case OPT_JSON: a.json = 1; break;
+		case 'd': a.root = optarg; break;
+		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
+		default: return TMQ_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return tmq_usage_error(&cmd, "missing command (create, list, "
+		    "info, partition or delete)");
+	sub = argv[optind++];
+	nargs = argc - optind;
+	if (strcmp(sub, "list") == 0) {
+		if (nargs != 0)
+			return tmq_usage_error(&cmd, "list takes no operands");
+		return do_list(&a);
+	}
+	if (strcmp(sub, "create") != 0 && strcmp(sub, "info") != 0 &&
+	    strcmp(sub, "partition") != 0 && strcmp(sub, "delete") != 0)
+		return tmq_usage_error(&cmd, "'%s': unknown command", sub);
+	if (nargs < 1)
+		return tmq_usage_error(&cmd, "%s: missing topic name", sub);
+	if (strcmp(sub, "partition") == 0)
+		return do_partition(&a, argv[optind], nargs - 1,
+		    argv + optind + 1);
+	if (nargs > 1)
+		return tmq_usage_error(&cmd, "%s: too many operands", sub);
+	if (strcmp(sub, "create") == 0)
+		return do_create(&a, argv[optind]);
+	if (strcmp(sub, "info") == 0)
+		return do_info(&a, argv[optind]);
+	return do_delete(&a, argv[optind]);
+}

@@ -1,0 +1,11 @@
+/* base64.h: standard base64 with padding, for bytes payloads in JSON. */
+#ifndef TMQ_BASE64_H
+#define TMQ_BASE64_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Write the base64 of s[0..n) to f. */
+void tmq_base64_write(FILE *f, const unsigned char *s, size_t n);
+
+#endif

@@ -1,0 +1,18 @@
+/* base85.h: RFC 1924 base85, exactly as Python's base64.b85encode/decode. */
+#ifndef TMQ_BASE85_H
+#define TMQ_BASE85_H
+
+#include <stddef.h>
+
+/* Characters needed to encode n bytes. */
+size_t tmq_b85_enclen(size_t n);
+/* Bytes a valid string of n characters decodes to. */
+size_t tmq_b85_declen(size_t n);
+/* Encode n bytes into out (tmq_b85_enclen(n) chars, no NUL); returns that length. */
+size_t tmq_b85_encode(const unsigned char *in, size_t n, char *out);
+/* Decode n chars into out (tmq_b85_declen(n) bytes).  Returns the byte
+ * count, or -1 on a character outside the alphabet, a group that overflows
+ * 32 bits, or a lone final character. */
+long tmq_b85_decode(const char *in, size_t n, unsigned char *out);
+
+#endif

@@ -1,0 +1,72 @@
+/* cli.h: what every tool's main() shares: one option table per tool feeds
+ * getopt_long, -h, and the shell completions (--completion-helper), so the
+ * three never drift apart; plus the fixed exit codes and error printing. */
+#ifndef TMQ_CLI_H
+#define TMQ_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
+
+/* What an option's argument is, for completion. */
+enum tmq_argkind {
+	TMQ_ARG_NONE, TMQ_ARG_WORD, TMQ_ARG_DIR, TMQ_ARG_FILE, TMQ_ARG_TOPIC,
+	TMQ_ARG_GROUP, TMQ_ARG_KEYTYPE, TMQ_ARG_FROM, TMQ_ARG_TIME,
+	TMQ_ARG_RESET
+};
+
+struct tmq_option {
+	const char *lng;	/* long name, without "--" */
+	int shrt;		/* short letter, or a value > 255 for none */
+	const char *arg;	/* argument name ("DIR"), NULL for none */
+	enum tmq_argkind kind;
+	const char *help;
+};
+
+struct tmq_cmd {
+	const char *name;		/* "tmq-get" */
+	const char *usage;		/* lines after "usage: ", '\n'-separated */
+	const char *summary;		/* one line: what the tool does */
+	const char *operands;		/* completion of operands: "topic",
+					 * "group", "file", or subcommands
+					 * "create list info" */
+	const struct tmq_option *opts;	/* ends with a zeroed entry */
+};
+
+/* The options every tool has, to put at the end of its table. */
+#define TMQ_COMMON_OPTIONS \
+	{ "root", 'd', "DIR", TMQ_ARG_DIR, "the root directory (default $TMQ_ROOT, " \
+	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)" }, \
+	{ "help", 'h', NULL, TMQ_ARG_NONE, "show this help and exit" }, \
+	{ "version", 'V', NULL, TMQ_ARG_NONE, "show the version and exit" }
+
+/* Returned by tmq_getopt for -h, -V and --completion-helper after printing
+ * what they print: main() then returns 0. */
+#define TMQ_OPT_DONE (-2)
+
+/* getopt_long over the table.  Returns the option (its short letter, or
+ * the value given for long-only ones), -1 at the end, '?' on a usage error
+ * (the message is already on stderr), or TMQ_OPT_DONE. */
+int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);
+
+void tmq_usage(const struct tmq_cmd *cmd, FILE *f);
+/* "tmq-x: msg" and the --help hint on stderr; returns TMQ_EXIT_USAGE. */
+int tmq_usage_error(const struct tmq_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "tmq-x: msg" on stderr. */
+void tmq_warn(const struct tmq_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print a struct tmq_error; returns TMQ_EXIT_FAIL. */
+int tmq_report(const struct tmq_cmd *cmd, const struct tmq_error *e);
+
+/* Whole unsigned decimal numbers within [min, max], for options. */
+int tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
+    struct tmq_error *e);
+/* A comma-separated list of numbers below limit ("0,2,5" or "1-3"). */
+int tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
+    struct tmq_error *e);
+
+#endif

@@ -1,0 +1,304 @@
+/* linereader.c: partition reader (see linereader.h).  One buffer, one
+ * memchr per line, no copies: the line handed out points into the buffer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linereader.h"
+#include "message.h"
+#include "timestamp.h"
+
+/* Lines up to this long are read whole; longer ones are reported and
+ * skipped, so memory stays bounded whatever a file holds. */
+#define LR_BUFSZ (64 * 1024)
+
+int
+tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
+    int key_width, struct tmq_error *e)
+{
+	memset(r, 0, sizeof *r);
+	r->fd = -1;
+	r->dirfd = dirfd;
+	r->partition = partition;
+	r->key_width = key_width;
+	r->cap = LR_BUFSZ;
+	r->buf = malloc(r->cap);
+	if (r->buf == NULL)
+		return tmq_fail(e, "out of memory");
+	if (tmq_pfiles_list(dirfd, partition, &r->files, &r->nfiles, e) < 0) {
+		free(r->buf);
+		return -1;
+	}
+	if (r->nfiles > 0)
+		r->offset = r->files[0].first;
+	return 0;
+}
+
+void
+tmq_lr_close(struct tmq_linereader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->files);
+	free(r->buf);
+	memset(r, 0, sizeof *r);
+	r->fd = -1;
+}
+
+uint64_t
+tmq_lr_offset(const struct tmq_linereader *r)
+{
+	return r->offset > r->skip_to ? r->offset : r->skip_to;
+}
+
+static int
+open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->cur = i;
+	r->start = r->end = 0;
+	r->overlong = 0;
+	r->fd = openat(r->dirfd, r->files[i].name, O_RDONLY | O_CLOEXEC |
+	    O_NOFOLLOW);
+	if (r->fd < 0)
+		return tmq_fail_errno(e, "partition %u: %s", r->partition,
+		    r->files[i].name);
+	r->offset = r->files[i].first;
+	return 0;
+}
+
+/* Re-read the directory; keep our place in the (possibly longer) list. */
+static int
+relist(struct tmq_linereader *r, struct tmq_error *e)
+{
+	struct tmq_pfile *files;
+	char cur[sizeof r->files[0].name];
+	size_t n, i;
+
+	cur[0] = '\0';
+	if (r->fd >= 0)
+		memcpy(cur, r->files[r->cur].name, sizeof cur);
+	if (tmq_pfiles_list(r->dirfd, r->partition, &files, &n, e) < 0)
+		return -1;
+	free(r->files);
+	r->files = files;
+	r->nfiles = n;
+	if (r->fd < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(files[i].name, cur) == 0) {
+			r->cur = i;
+			return 0;
+		}
+	/* Our file was pruned under us: carry on with the descriptor we hold
+	 * and go on to the first file after our offset when it ends. */
+	for (i = 0; i < n && files[i].first <= r->offset; i++)
+		;
+	r->cur = i > 0 ? i - 1 : 0;
+	if (n == 0 || files[r->cur].first > r->offset)
+		r->cur = (size_t)-1;	/* every file is after us */
+	return 0;
+}
+
+/* Index of the last file whose FIRST is <= offset (0 when none is). */
+static size_t
+file_for(const struct tmq_linereader *r, uint64_t offset)
+{
+	size_t lo = 0, hi = r->nfiles;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->files[mid].first <= offset)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+tmq_lr_seek(struct tmq_linereader *r, uint64_t offset, uint64_t *gap_to,
+    struct tmq_error *e)
+{
+	size_t i;
+
+	r->skip_time = 0;
+	if (gap_to != NULL)
+		*gap_to = offset;
+	if (relist(r, e) < 0)
+		return -1;
+	if (r->nfiles == 0) {
+		r->skip_to = offset;
+		r->offset = 0;
+		return 0;
+	}
+	i = file_for(r, offset);
+	if (offset < r->files[i].first && gap_to != NULL)
+		*gap_to = r->files[i].first;
+	if (open_file(r, i, e) < 0)
+		return -1;
+	r->skip_to = offset;
+	return 0;
+}
+
+int
+tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
+{
+	uint64_t lines = 0;
+	off_t pos = 0, after_nl = 0;
+	ssize_t n;
+
+	r->skip_time = 0;
+	r->skip_to = 0;
+	if (relist(r, e) < 0)
+		return -1;
+	if (r->nfiles == 0)
+		return 0;
+	if (open_file(r, r->nfiles - 1, e) < 0)
+		return -1;
+	/* Count the complete lines and stop after the last newline: a
+	 * partial line there is still being written and is not skipped. */
+	while ((n = read(r->fd, r->buf, r->cap)) > 0) {
+		const char *p = r->buf, *end = r->buf + n, *nl;
+
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			lines++;
+			after_nl = pos + (nl + 1 - r->buf);
+			p = nl + 1;
+		}
+		pos += n;
+	}
+	if (n < 0)
+		return tmq_fail_errno(e, "partition %u: %s", r->partition,
+		    r->files[r->cur].name);
+	if (lseek(r->fd, after_nl, SEEK_SET) < 0)
+		return tmq_fail_errno(e, "partition %u: seek", r->partition);
+	r->offset += lines;
+	return 0;
+}
+
+int
+tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e)
+{
+	unsigned day = tmq_utc_day(t);
+	size_t i = 0, j;
+
+	r->skip_to = 0;
+	if (relist(r, e) < 0)
+		return -1;
+	/* Files are started on the UTC day of their first write, so lines at
+	 * or after t are in t's day file or later, bar producers' clock skew;
+	 * starting one file earlier covers that. */
+	for (j = 0; j < r->nfiles; j++)
+		if (r->files[j].day < day)
+			i = j;
+	r->skip_time = 1;
+	r->skip_ts = t;
+	if (r->nfiles > 0 && open_file(r, i, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* Hand out [start, start+n) as a line; returns 1 if it is to be kept. */
+static int
+emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
+    const char *problem)
+{
+	l->p = r->buf + r->start;
+	l->n = n;
+	l->offset = r->offset++;
+	l->problem = problem;
+	if (l->offset < r->skip_to)
+		return 0;
+	if (r->skip_time) {
+		double ts;
+
+		if (problem != NULL || tmq_line_ts(r->key_width, l->p, n, &ts) < 0 ||
+		    ts < r->skip_ts)
+			return 0;
+		r->skip_time = 0;
+	}
+	return 1;
+}
+
+int
+tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
+{
+	ssize_t n;
+
+	for (;;) {
+		if (r->start < r->end) {
+			char *p = r->buf + r->start;
+			char *nl = memchr(p, '\n', r->end - r->start);
+
+			if (nl != NULL) {
+				size_t len = (size_t)(nl - p);
+				int keep = emit(r, l, len, r->overlong ?
+				    "line too long" : NULL);
+
+				r->overlong = 0;
+				r->start += len + 1;
+				if (keep)
+					return 1;
+				continue;
+			}
+			if (r->start == 0 && r->end == r->cap) {
+				r->overlong = 1;	/* drop it, keep going */
+				r->start = r->end = 0;
+			}
+		}
+		if (r->fd < 0) {
+			if (r->nfiles == 0 && relist(r, e) < 0)
+				return -1;
+			if (r->nfiles == 0)
+				return 0;
+			if (open_file(r, file_for(r, r->skip_to), e) < 0)
+				return -1;
+		}
+		if (r->start > 0) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (n > 0) {
+			r->end += (size_t)n;
+			continue;
+		}
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tmq_fail_errno(e, "partition %u: %s", r->partition,
+			    r->files[r->cur].name);
+		}
+		/* End of this file.  Go on only when a newer one exists. */
+		/* (cur is (size_t)-1 when every file is after ours, so
+		 * cur + 1 is then the first of them.) */
+		if (r->cur + 1 >= r->nfiles) {
+			if (relist(r, e) < 0)
+				return -1;
+			if (r->cur + 1 >= r->nfiles)
+				return 0;
+			/* A writer may have finished the line just before
+			 * starting the new file: read once more. */
+			continue;
+		}
+		if (r->end > r->start || r->overlong) {
+			size_t len = r->end - r->start;
+			int keep = emit(r, l, len, r->overlong ? "line too long" :
+			    "unterminated line");
+
+			r->start = r->end;
+			r->overlong = 0;
+			if (keep)
+				return 1;
+			continue;
+		}
+		if (open_file(r, r->cur + 1, e) < 0)
+			return -1;
+	}
+}

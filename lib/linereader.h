@@ -1,0 +1,58 @@
+/* linereader.h: reading one partition line by line across its day files.
+ *
+ * It never returns a line whose newline has not been written yet: such a
+ * tail stays buffered and is returned whole once it is complete.  Only when
+ * a newer file exists is an unterminated tail final; it is then returned
+ * with a problem set, since it still takes up its offset. */
+#ifndef TMQ_LINEREADER_H
+#define TMQ_LINEREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "partfile.h"
+
+struct tmq_line {
+	const char *p;		/* not NUL-terminated; valid until next call */
+	size_t n;
+	uint64_t offset;
+	const char *problem;	/* NULL, or why the line is corrupt */
+};
+
+struct tmq_linereader {
+	int dirfd;
+	unsigned partition;
+	int key_width;
+	struct tmq_pfile *files;
+	size_t nfiles, cur;
+	int fd;
+	char *buf;
+	size_t cap, start, end;
+	uint64_t offset;	/* offset of the next line */
+	int overlong;		/* discarding a line longer than the buffer */
+	uint64_t skip_to;	/* discard lines before this offset */
+	int skip_time;		/* discard lines older than skip_ts */
+	double skip_ts;
+};
+
+int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
+    int key_width, struct tmq_error *e);
+void tmq_lr_close(struct tmq_linereader *r);
+/* Position at offset.  An offset before the first line that still exists
+ * starts at that line (*gap_to is set to it, else to offset); one past the
+ * end is waited for. */
+int tmq_lr_seek(struct tmq_linereader *r, uint64_t offset, uint64_t *gap_to,
+    struct tmq_error *e);
+/* Position at the end (the next line to be written). */
+int tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e);
+/* Position at the first line with a timestamp at or after t, reading only
+ * the timestamps, from the day before t's onwards. */
+int tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e);
+/* The next line: 1 with *l filled, 0 when there is none yet, -1 on error. */
+int tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l,
+    struct tmq_error *e);
+/* The offset the next line will have. */
+uint64_t tmq_lr_offset(const struct tmq_linereader *r);
+
+#endif

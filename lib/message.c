@@ -1,0 +1,128 @@
+/* message.c: encoding and decoding lines (see message.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base85.h"
+#include "message.h"
+#include "utf8.h"
+#include "timestamp.h"
+
+int
+tmq_codec_init(struct tmq_codec *c, struct tmq_error *e)
+{
+	memset(c, 0, sizeof *c);
+	if (tmq_deflater_init(&c->def, e) < 0)
+		return -1;
+	if (tmq_inflater_init(&c->inf, e) < 0) {
+		tmq_deflater_free(&c->def);
+		return -1;
+	}
+	return 0;
+}
+
+void
+tmq_codec_free(struct tmq_codec *c)
+{
+	tmq_deflater_free(&c->def);
+	tmq_inflater_free(&c->inf);
+	free(c->scratch);
+	free(c->b85);
+	memset(c, 0, sizeof *c);
+}
+
+static int
+reserve(unsigned char **buf, size_t *cap, size_t need, struct tmq_error *e)
+{
+	unsigned char *nb;
+	size_t nc;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 4096;
+	while (nc < need)
+		nc *= 2;
+	nb = realloc(*buf, nc);
+	if (nb == NULL)
+		return tmq_fail(e, "out of memory");
+	*buf = nb;
+	*cap = nc;
+	return 0;
+}
+
+long
+tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
+    double ts, const struct tmq_payload *p, char *out, size_t outcap,
+    struct tmq_error *e)
+{
+	size_t kch = tmq_key_chars(key_width), hdr, raw, room, z, need;
+	unsigned char *comp;
+
+	if (p->len > TMQ_PAYLOAD_MAX)
+		return tmq_fail(e, "payload is %zu bytes, over the %u-byte limit",
+		    p->len, TMQ_PAYLOAD_MAX);
+	raw = p->len + 3;
+	/* Room for the raw payload and, after it, its deflate (which for
+	 * incompressible data is a few bytes longer than the input). */
+	room = raw + raw / 1000 + 64;
+	if (reserve(&c->scratch, &c->scratch_cap, raw + room, e) < 0)
+		return -1;
+	hdr = tmq_payload_header(p, c->scratch);
+	memcpy(c->scratch + hdr, p->data, p->len);
+	comp = c->scratch + raw;
+	z = tmq_deflate(&c->def, c->scratch, hdr + p->len, comp, room);
+	if (z == 0)
+		return tmq_fail(e, "cannot compress the payload");
+	need = kch + TMQ_TS_CHARS + tmq_b85_enclen(z) + 1;
+	if (need > outcap)
+		return tmq_fail(e, "line would be %zu bytes, over the %zu-byte "
+		    "limit", need, outcap);
+	tmq_b85_encode(key, tmq_key_bytes(key_width), out);
+	tmq_ts_encode(ts, out + kch);
+	tmq_b85_encode(comp, z, out + kch + TMQ_TS_CHARS);
+	out[need - 1] = '\n';
+	return (long)need;
+}
+
+int
+tmq_line_ts(int key_width, const char *line, size_t n, double *ts)
+{
+	size_t kch = tmq_key_chars(key_width);
+
+	if (n < kch + TMQ_TS_CHARS)
+		return -1;
+	return tmq_ts_decode(line + kch, ts);
+}
+
+int
+tmq_line_decode(struct tmq_codec *c, int key_width, unsigned ntypes,
+    const char *line, size_t n, struct tmq_msg *m, struct tmq_error *e)
+{
+	size_t kch = tmq_key_chars(key_width), kb = tmq_key_bytes(key_width);
+	const unsigned char *raw;
+	size_t rawlen, body;
+	long z;
+
+	if (n < kch + TMQ_TS_CHARS + 2)
+		return tmq_fail(e, "line too short (%zu bytes)", n);
+	if (tmq_b85_decode(line, kch, m->key) != (long)kb)
+		return tmq_fail(e, "bad base85 in the key");
+	if (key_width < 0 &&
+	    !tmq_utf8_valid(m->key, tmq_key_strlen(key_width, m->key)))
+		return tmq_fail(e, "key is not valid UTF-8");
+	if (tmq_ts_decode(line + kch, &m->ts) < 0)
+		return tmq_fail(e, "bad base85 in the timestamp");
+	body = n - kch - TMQ_TS_CHARS;
+	if (reserve(&c->b85, &c->b85_cap, tmq_b85_declen(body) + 1, e) < 0)
+		return -1;
+	z = tmq_b85_decode(line + kch + TMQ_TS_CHARS, body, c->b85);
+	if (z < 0)
+		return tmq_fail(e, "bad base85 in the body");
+	if (tmq_inflate(&c->inf, c->b85, (size_t)z, &raw, &rawlen, e) < 0)
+		return -1;
+	if (tmq_payload_parse(raw, rawlen, &m->payload, e) < 0)
+		return -1;
+	if (m->payload.type == TMQ_TYPED && m->payload.type_index >= ntypes)
+		return tmq_fail(e, "unknown type index %u",
+		    m->payload.type_index);
+	return 0;
+}

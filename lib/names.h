@@ -1,0 +1,20 @@
+/* names.h: which topic and group names are allowed (SPEC.md 1). */
+#ifndef TMQ_NAMES_H
+#define TMQ_NAMES_H
+
+#include "error.h"
+
+#define TMQ_GROUP_PREFIX "--group--"
+#define TMQ_NAME_MAX 255
+
+/* A user-given topic name: [A-Za-z0-9_.-]+, not "." or "..", not starting
+ * with "-" (so never "--group--..."), at most 255 bytes with ".twc". */
+int tmq_topic_name_check(const char *name, struct tmq_error *e);
+/* A user-given group name: the same rules. */
+int tmq_group_name_check(const char *name, struct tmq_error *e);
+/* A name found in a root, groups included (for reading and dumping). */
+int tmq_any_name_check(const char *name, struct tmq_error *e);
+/* Is this the topic of a group? */
+int tmq_is_group_topic(const char *name);
+
+#endif

@@ -1,0 +1,34 @@
+/* partfile.h: partition files, P-YYYYMMDD_FIRST.tmf (SPEC.md 1). */
+#ifndef TMQ_PARTFILE_H
+#define TMQ_PARTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct tmq_pfile {
+	unsigned partition;
+	unsigned day;		/* YYYYMMDD, UTC */
+	uint64_t first;		/* offset of the file's first line */
+	char name[64];
+};
+
+/* Parse a file name; -1 when it is not a partition file. */
+int tmq_pfile_parse(const char *name, struct tmq_pfile *pf);
+/* Format a name into pf->name from its fields. */
+void tmq_pfile_name(struct tmq_pfile *pf);
+/* The partition files of a topic directory, sorted by partition then
+ * FIRST; only those of one partition when partition >= 0.  *out is
+ * malloc'd (NULL when there are none). */
+int tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out,
+    size_t *n, struct tmq_error *e);
+/* Count the lines of an open file as the library does (a last line with no
+ * newline counts too); *partial tells whether there was one. */
+int tmq_count_lines(int fd, uint64_t *lines, int *partial);
+/* The end offset of a partition: the offset the next complete line will
+ * take (a partial last line is not counted: it is still being written). */
+int tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
+    struct tmq_error *e);
+
+#endif

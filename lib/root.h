@@ -1,0 +1,14 @@
+/* root.h: finding the root directory that holds topics and groups. */
+#ifndef TMQ_ROOT_H
+#define TMQ_ROOT_H
+
+#include "error.h"
+
+/* The root: opt (-d/--root) if set, else $TMQ_ROOT, else
+ * ${XDG_DATA_HOME:-$HOME/.local/share}/tmq.  Returns a malloc'd path. */
+int tmq_root_path(const char *opt, char **path, struct tmq_error *e);
+/* Open the root directory; with create, make it (and, for the default
+ * root only, its parents) when missing. */
+int tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e);
+
+#endif

@@ -1,0 +1,202 @@
+/* timestamp.c: timestamps and time parsing (see timestamp.h). */
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base85.h"
+#include "timestamp.h"
+
+double
+tmq_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+tmq_ts_encode(double t, char out[TMQ_TS_CHARS])
+{
+	unsigned char b[8];
+	uint64_t u;
+	int i;
+
+	memcpy(&u, &t, 8);
+	for (i = 7; i >= 0; i--, u >>= 8)
+		b[i] = (unsigned char)u;
+	tmq_b85_encode(b, 8, out);
+}
+
+int
+tmq_ts_decode(const char in[TMQ_TS_CHARS], double *t)
+{
+	unsigned char b[8];
+	uint64_t u = 0;
+	int i;
+
+	if (tmq_b85_decode(in, TMQ_TS_CHARS, b) != 8)
+		return -1;
+	for (i = 0; i < 8; i++)
+		u = u << 8 | b[i];
+	memcpy(t, &u, 8);
+	return 0;
+}
+
+size_t
+tmq_ts_iso(double t, char *buf, size_t bufsz)
+{
+	struct tm tm;
+	double fl;
+	time_t s;
+	long ms;
+	int n;
+
+	if (!isfinite(t) || t > 253402300799.0 || t < -62135596800.0)
+		return (size_t)snprintf(buf, bufsz, "invalid");
+	fl = floor(t);
+	ms = lround((t - fl) * 1000);
+	if (ms == 1000) {
+		fl += 1;
+		ms = 0;
+	}
+	s = (time_t)fl;
+	gmtime_r(&s, &tm);
+	n = snprintf(buf, bufsz, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ms);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t
+tmq_ts_repr(double t, char *buf, size_t bufsz)
+{
+	int prec, n = 0;
+
+	if (!isfinite(t))
+		return (size_t)snprintf(buf, bufsz, "null");
+	for (prec = 1; prec <= 17; prec++) {
+		n = snprintf(buf, bufsz, "%.*g", prec, t);
+		if (strtod(buf, NULL) == t)
+			break;
+	}
+	/* %g may choose an exponent or drop the point; Python's repr keeps
+	 * plain digits and a ".0" for timestamps of any realistic size. */
+	if (strchr(buf, 'e') != NULL && fabs(t) < 1e16) {
+		for (prec = 0; prec <= 17; prec++) {
+			n = snprintf(buf, bufsz, "%.*f", prec, t);
+			if (strtod(buf, NULL) == t)
+				break;
+		}
+	}
+	if (strpbrk(buf, ".en") == NULL && (size_t)n + 2 < bufsz) {
+		buf[n++] = '.';
+		buf[n++] = '0';
+		buf[n] = '\0';
+	}
+	return (size_t)n;
+}
+
+unsigned
+tmq_utc_day(double t)
+{
+	time_t s = (time_t)floor(t);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	return (unsigned)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 +
+	    tm.tm_mday);
+}
+
+/* Read exactly n digits. */
+static int
+digits(const char **p, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++, (*p)++) {
+		if (!isdigit((unsigned char)**p))
+			return -1;
+		*v = *v * 10 + (**p - '0');
+	}
+	return 0;
+}
+
+int
+tmq_time_parse(const char *s, double *t, struct tmq_error *e)
+{
+	const char *p = s;
+	int y, mo, d, h = 0, mi = 0, sec = 0, zh, zm;
+	double frac = 0;
+	struct tm tm;
+	char *end;
+
+	if (*s == '\0')
+		return tmq_fail(e, "empty time");
+	/* Plain Unix seconds: all digits, with an optional fraction. */
+	if (strspn(s, "0123456789.") == strlen(s) && strchr(s, '-') == NULL) {
+		*t = strtod(s, &end);
+		if (*end != '\0' || end == s)
+			return tmq_fail(e, "'%s': bad time", s);
+		return 0;
+	}
+	if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) ||
+	    *p++ != '-' || digits(&p, 2, &d))
+		goto bad;
+	if (*p == 'T' || *p == 't' || *p == ' ') {
+		p++;
+		if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi))
+			goto bad;
+		if (*p == ':') {
+			p++;
+			if (digits(&p, 2, &sec))
+				goto bad;
+			if (*p == '.' || *p == ',') {
+				double scale = 0.1;
+
+				p++;
+				if (!isdigit((unsigned char)*p))
+					goto bad;
+				while (isdigit((unsigned char)*p)) {
+					frac += (*p++ - '0') * scale;
+					scale /= 10;
+				}
+			}
+		}
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    sec > 60)
+		goto bad;
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	*t = (double)timegm(&tm) + frac;
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if (*p == '+' || *p == '-') {
+		int sign = *p++ == '+' ? 1 : -1;
+
+		if (digits(&p, 2, &zh))
+			goto bad;
+		if (*p == ':')
+			p++;
+		if (digits(&p, 2, &zm))
+			goto bad;
+		*t -= sign * (zh * 3600 + zm * 60);
+	}
+	if (*p != '\0')
+		goto bad;
+	return 0;
+bad:
+	return tmq_fail(e, "'%s': bad time (want Unix seconds or ISO 8601 such "
+	    "as 2026-11-25T09:00:00Z)", s);
+}

@@ -1,0 +1,443 @@
+/* topic.c: topic definitions.  A .twc is JSON with key_width, partitions
+ * and message_types; readers accept any layout and ignore unknown fields
+ * (SPEC.md 1).  We write the library's own layout (one field a line) so a
+ * diff against a library-made root stays quiet. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "keys.h"
+#include "names.h"
+#include "topic.h"
+
+#define TWC_MAX (1 << 20)
+
+void
+tmq_topic_close(struct tmq_topic *t)
+{
+	unsigned i;
+
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	for (i = 0; i < t->ntypes; i++)
+		free(t->types[i]);
+	free(t->types);
+	free(t->name);
+	free(t->group_topic);
+	memset(t, 0, sizeof *t);
+	t->dirfd = -1;
+}
+
+static int
+get_int(struct json_object *root, const char *field, long long *v,
+    struct tmq_error *e)
+{
+	struct json_object *o;
+
+	if (!json_object_object_get_ex(root, field, &o))
+		return tmq_fail(e, "missing \"%s\"", field);
+	if (!json_object_is_type(o, json_type_int))
+		return tmq_fail(e, "\"%s\" is not an integer", field);
+	errno = 0;
+	*v = json_object_get_int64(o);
+	if (errno != 0)
+		return tmq_fail(e, "\"%s\" out of range", field);
+	return 0;
+}
+
+int
+tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
+    struct tmq_error *e)
+{
+	struct json_tokener *tok;
+	struct json_object *root = NULL, *types, *o;
+	long long width, parts;
+	int rc = -1;
+
+	memset(t, 0, sizeof *t);
+	t->dirfd = -1;
+	if (n > TWC_MAX)
+		return tmq_fail(e, "definition too large");
+	tok = json_tokener_new();
+	if (tok == NULL)
+		return tmq_fail(e, "out of memory");
+	root = json_tokener_parse_ex(tok, json, (int)n);
+	if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+		tmq_fail(e, "definition is not valid JSON");
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		tmq_fail(e, "definition is not a JSON object");
+		goto out;
+	}
+	if (get_int(root, "key_width", &width, e) < 0 ||
+	    get_int(root, "partitions", &parts, e) < 0)
+		goto out;
+	if (width < -TMQ_KEY_MAX_BYTES || width > 8 ||
+	    !tmq_keytype_valid((int)width)) {
+		tmq_fail(e, "bad key_width %lld", width);
+		goto out;
+	}
+	if (parts < 1 || parts > TMQ_MAX_PARTITIONS) {
+		tmq_fail(e, "bad partitions %lld (1 to %d)", parts,
+		    TMQ_MAX_PARTITIONS);
+		goto out;
+	}
+	t->key_width = (int)width;
+	t->partitions = (unsigned)parts;
+	if (json_object_object_get_ex(root, "message_types", &types)) {
+		if (!json_object_is_type(types, json_type_object)) {
+			tmq_fail(e, "\"message_types\" is not an object");
+			goto out;
+		}
+		json_object_object_foreach(types, name, idx) {
+			long long i;
+
+			if (!json_object_is_type(idx, json_type_int) ||
+			    (i = json_object_get_int64(idx)) < 0 ||
+			    i >= TMQ_MAX_TYPES) {
+				tmq_fail(e, "bad index for type \"%s\"", name);
+				goto out;
+			}
+			if ((unsigned)i >= t->ntypes) {
+				char **nt = realloc(t->types,
+				    ((size_t)i + 1) * sizeof *nt);
+
+				if (nt == NULL) {
+					tmq_fail(e, "out of memory");
+					goto out;
+				}
+				memset(nt + t->ntypes, 0,
+				    ((size_t)i + 1 - t->ntypes) * sizeof *nt);
+				t->types = nt;
+				t->ntypes = (unsigned)i + 1;
+			}
+			if (t->types[i] != NULL) {
+				tmq_fail(e, "two types share index %lld", i);
+				goto out;
+			}
+			t->types[i] = strdup(name);
+			if (t->types[i] == NULL) {
+				tmq_fail(e, "out of memory");
+				goto out;
+			}
+		}
+	}
+	if (json_object_object_get_ex(root, "topic", &o) &&
+	    json_object_is_type(o, json_type_string))
+		t->group_topic = strdup(json_object_get_string(o));
+	rc = 0;
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	if (rc < 0)
+		tmq_topic_close(t);
+	return rc;
+}
+
+/* Read a whole small file relative to dirfd. */
+static int
+slurp(int dirfd, const char *path, char **buf, size_t *n)
+{
+	struct stat st;
+	ssize_t r;
+	size_t got = 0;
+	int fd;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > TWC_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	*buf = malloc((size_t)st.st_size + 1);
+	if (*buf == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((r = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	if (r < 0) {
+		free(*buf);
+		return -1;
+	}
+	(*buf)[got] = '\0';
+	*n = got;
+	return 0;
+}
+
+int
+tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
+    struct tmq_error *e)
+{
+	char path[TMQ_NAME_MAX + 8], *json;
+	size_t n;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	t->dirfd = -1;
+	if (tmq_any_name_check(name, e) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s.twc", name);
+	if (slurp(rootfd, path, &json, &n) < 0) {
+		if (errno == ENOENT)
+			return tmq_is_group_topic(name) ?
+			    tmq_fail(e, "%s: no such group",
+			    name + strlen(TMQ_GROUP_PREFIX)) :
+			    tmq_fail(e, "%s: no such topic", name);
+		return tmq_fail_errno(e, "%s: cannot read %s", name, path);
+	}
+	rc = tmq_topic_parse(json, n, t, e);
+	free(json);
+	if (rc < 0)
+		return tmq_fail_prefix(e, "%s: corrupt %s", name, path);
+	t->name = strdup(name);
+	t->dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (t->dirfd < 0) {
+		rc = errno;
+		tmq_topic_close(t);
+		errno = rc;
+		if (errno == ENOENT)
+			return tmq_fail(e, "%s: topic directory is missing", name);
+		return tmq_fail_errno(e, "%s: cannot open the topic directory",
+		    name);
+	}
+	if (t->name == NULL) {
+		tmq_topic_close(t);
+		return tmq_fail(e, "out of memory");
+	}
+	return 0;
+}
+
+int
+tmq_topic_create(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, struct tmq_error *e)
+{
+	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
+	struct json_object *js;
+	unsigned i, j;
+	FILE *f;
+	int fd;
+
+	if (tmq_any_name_check(name, e) < 0)
+		return -1;
+	if (partitions < 1 || partitions > TMQ_MAX_PARTITIONS)
+		return tmq_fail(e, "bad partition count %u (1 to %d)",
+		    partitions, TMQ_MAX_PARTITIONS);
+	if (!tmq_keytype_valid(key_width))
+		return tmq_fail(e, "bad key width %d", key_width);
+	for (i = 0; i < ntypes; i++) {
+		if (types[i][0] == '\0')
+			return tmq_fail(e, "empty type name");
+		for (j = 0; j < i; j++)
+			if (strcmp(types[i], types[j]) == 0)
+				return tmq_fail(e, "type '%s' given twice",
+				    types[i]);
+	}
+	snprintf(path, sizeof path, "%s.twc", name);
+	if (faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return tmq_fail(e, "%s: topic exists", name);
+	if (mkdirat(rootfd, name, 0777) < 0) {
+		if (errno == EEXIST)
+			return tmq_fail(e, "%s: topic exists", name);
+		return tmq_fail_errno(e, "%s: cannot create the topic "
+		    "directory", name);
+	}
+	/* The definition goes in under a temporary name and is renamed into
+	 * place, so a reader never sees half of it. */
+	snprintf(tmp, sizeof tmp, ".%s.twc.%ld", name, (long)getpid());
+	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		if (fd >= 0)
+			close(fd);
+		unlinkat(rootfd, name, AT_REMOVEDIR);
+		return -1;
+	}
+	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
+	    "\"message_types\": {", key_width, partitions);
+	for (i = 0; i < ntypes; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		js = json_object_new_string(types[i]);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+		fprintf(f, ": %u", i);
+	}
+	fputs(ntypes ? "\n}" : "}", f);
+	if (group_topic != NULL) {
+		fputs(",\n\"topic\": ", f);
+		js = json_object_new_string(group_topic);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+	}
+	fputs("\n}", f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		fclose(f);
+		unlinkat(rootfd, tmp, 0);
+		unlinkat(rootfd, name, AT_REMOVEDIR);
+		return -1;
+	}
+	fclose(f);
+	if (renameat(rootfd, tmp, rootfd, path) < 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		unlinkat(rootfd, tmp, 0);
+		unlinkat(rootfd, name, AT_REMOVEDIR);
+		return -1;
+	}
+	return 0;
+}
+
+/* rm -r of one topic directory: it holds plain files and tmq's own
+ * dot-folder, never deeper trees. */
+static int
+remove_tree(int parentfd, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+
+	fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) < 0) {
+			if (errno == EISDIR || errno == EPERM) {
+				if (remove_tree(fd, de->d_name) < 0)
+					rc = -1;
+			} else if (errno != ENOENT)
+				rc = -1;
+		}
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(parentfd, name, AT_REMOVEDIR) < 0 &&
+	    errno != ENOENT)
+		rc = -1;
+	return rc;
+}
+
+int
+tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e)
+{
+	char path[TMQ_NAME_MAX + 8];
+
+	if (tmq_any_name_check(name, e) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s.twc", name);
+	if (unlinkat(rootfd, path, 0) < 0) {
+		if (errno == ENOENT)
+			return tmq_is_group_topic(name) ?
+			    tmq_fail(e, "%s: no such group",
+			    name + strlen(TMQ_GROUP_PREFIX)) :
+			    tmq_fail(e, "%s: no such topic", name);
+		return tmq_fail_errno(e, "%s: cannot remove %s", name, path);
+	}
+	if (remove_tree(rootfd, name) < 0)
+		return tmq_fail_errno(e, "%s: cannot remove the topic directory",
+		    name);
+	return 0;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+tmq_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int
+tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
+    struct tmq_error *e)
+{
+	struct dirent *de;
+	char **v = NULL;
+	size_t len, cnt = 0, cap = 0;
+	DIR *d;
+	int fd;
+
+	fd = dup(rootfd);
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return tmq_fail_errno(e, "cannot read the root");
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		char *nm;
+		int isg;
+
+		len = strlen(de->d_name);
+		if (len <= 4 || strcmp(de->d_name + len - 4, ".twc") != 0 ||
+		    de->d_name[0] == '.')
+			continue;
+		isg = tmq_is_group_topic(de->d_name);
+		if ((groups == 0 && isg) || (groups == 1 && !isg))
+			continue;
+		if (cnt == cap) {
+			char **nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof *v);
+			if (nv == NULL)
+				goto oom;
+			v = nv;
+		}
+		nm = strndup(de->d_name, len - 4);
+		if (nm == NULL)
+			goto oom;
+		v[cnt++] = nm;
+	}
+	closedir(d);
+	if (cnt > 1)
+		qsort(v, cnt, sizeof *v, cmp_names);
+	*names = v;
+	*n = cnt;
+	return 0;
+oom:
+	closedir(d);
+	tmq_names_free(v, cnt);
+	return tmq_fail(e, "out of memory");
+}
+
+int
+tmq_topic_type_index(const struct tmq_topic *t, const char *type)
+{
+	unsigned i;
+
+	for (i = 0; i < t->ntypes; i++)
+		if (t->types[i] != NULL && strcmp(t->types[i], type) == 0)
+			return (int)i;
+	return -1;
+}

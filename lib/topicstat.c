@@ -1,0 +1,133 @@
+/* topicstat.c: per-file figures for tmq-topic info/list and group lag.
+ * Counting lines reads each file once with memchr; timestamps come from
+ * the first and the last complete line only, without inflating anything. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "message.h"
+#include "topicstat.h"
+
+static int
+stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
+    struct tmq_error *e)
+{
+	char buf[65536], first[64], last[TMQ_LINE_MAX + 64];
+	size_t firstlen = 0, lastlen = 0, cur = 0;
+	int have_first = 0, fd;
+	uint64_t lines = 0;
+	struct stat st;
+	ssize_t r;
+
+	fd = openat(t->dirfd, fs->pf.name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fs->bytes = (uint64_t)st.st_size;
+	/* Keep the first 64 bytes of the first line and the head of the
+	 * current line, which is the last complete one when a newline ends it. */
+	while ((r = read(fd, buf, sizeof buf)) > 0) {
+		size_t i = 0;
+
+		while (i < (size_t)r) {
+			char *nl = memchr(buf + i, '\n', (size_t)r - i);
+			size_t seg = nl ? (size_t)(nl - (buf + i)) : (size_t)r - i;
+			size_t take = seg;
+
+			if (cur + take > sizeof last)
+				take = cur < sizeof last ? sizeof last - cur : 0;
+			memcpy(last + cur, buf + i, take);
+			cur += take;
+			i += seg;
+			if (nl != NULL) {
+				if (!have_first) {
+					firstlen = cur < sizeof first ? cur :
+					    sizeof first;
+					memcpy(first, last, firstlen);
+					have_first = 1;
+				}
+				lastlen = cur;
+				cur = 0;
+				lines++;
+				i++;
+			}
+		}
+	}
+	close(fd);
+	if (r < 0)
+		return tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
+	fs->end = fs->pf.first + lines;
+	if (have_first && lastlen > 0 &&
+	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0 &&
+	    tmq_line_ts(t->key_width, last, lastlen, &fs->last_ts) == 0)
+		fs->has_ts = 1;
+	return 0;
+}
+
+int
+tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
+    struct tmq_error *e)
+{
+	struct tmq_partstat *ps;
+	struct tmq_pfile *files;
+	size_t n, i, j;
+	unsigned p;
+
+	ps = calloc(t->partitions, sizeof *ps);
+	if (ps == NULL)
+		return tmq_fail(e, "out of memory");
+	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0) {
+		free(ps);
+		return -1;
+	}
+	for (p = 0; p < t->partitions; p++)
+		ps[p].partition = p;
+	for (i = 0; i < n; i = j) {
+		struct tmq_partstat *s;
+
+		for (j = i; j < n && files[j].partition == files[i].partition;
+		    j++)
+			;
+		if (files[i].partition >= t->partitions)
+			continue;	/* a stray file beyond the partitions */
+		s = &ps[files[i].partition];
+		s->files = calloc(j - i, sizeof *s->files);
+		if (s->files == NULL) {
+			tmq_fail(e, "out of memory");
+			goto bad;
+		}
+		s->nfiles = j - i;
+		for (size_t k = 0; k < s->nfiles; k++) {
+			s->files[k].pf = files[i + k];
+			if (stat_file(t, &s->files[k], e) < 0)
+				goto bad;
+			s->bytes += s->files[k].bytes;
+		}
+		s->first = s->files[0].pf.first;
+		s->end = s->files[s->nfiles - 1].end;
+	}
+	free(files);
+	*out = ps;
+	return 0;
+bad:
+	free(files);
+	tmq_topic_stat_free(ps, t->partitions);
+	return -1;
+}
+
+void
+tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n)
+{
+	unsigned p;
+
+	if (ps == NULL)
+		return;
+	for (p = 0; p < n; p++)
+		free(ps[p].files);
+	free(ps);
+}
