@@ -1,0 +1,194 @@
+/* tmq-put: append messages from the arguments or standard input. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "producer.h"
+#include "records.h"
+#include "root.h"
+#include "topic.h"
+
+enum { OPT_SYNC = 256 };
+
+static const struct tmq_option options[] = {
+	{ "null", '0', NULL, TMQ_ARG_NONE,
+	    "records on stdin end with NUL, not newline" },
+	{ "bytes", 'b', NULL, TMQ_ARG_NONE, "payloads are raw bytes, not text" },
+	{ "file", 'F', "FILE", TMQ_ARG_FILE,
+	    "with -l: put FILE as one message (repeatable)" },
+	{ "key", 'k', "KEY", TMQ_ARG_WORD, "the key of every message" },
+	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD,
+	    "each record is KEY SEP PAYLOAD" },
+	{ "whole", 'l', NULL, TMQ_ARG_NONE,
+	    "all of stdin (or each --file) is one message" },
+	{ "type", 'T', "NAME", TMQ_ARG_WORD,
+	    "typed messages of type NAME: each record a JSON object" },
+	{ "sync", OPT_SYNC, NULL, TMQ_ARG_NONE,
+	    "make each batch durable (fdatasync) before reading on" },
+	TMQ_COMMON_OPTIONS,
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	"tmq-put",
+	"[-0bl] [-k KEY | -K SEP] [-T NAME] [--sync] [-F FILE]... TOPIC "
+	    "[MESSAGE...]",
+	"Append messages to a topic: the MESSAGE operands, else one per line "
+	"of standard input.",
+	"topic",
+	options
+};
+
+struct put {
+	struct tmq_producer prod;
+	int bad;		/* a record was refused */
+};
+
+/* Put one record; returns -1 only on a fatal (write) error. */
+static int
+put_one(struct put *pp, const char *rec, size_t n, const char *what,
+    unsigned long recno)
+{
+	struct tmq_error e;
+	int rc = tmq_producer_put(&pp->prod, rec, n, &e);
+
+	if (rc == -2) {
+		tmq_report(&cmd, &e);
+		return -1;
+	}
+	if (rc < 0) {
+		tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name, what,
+		    recno, e.msg);
+		pp->bad = 1;
+	}
+	return 0;
+}
+
+static int
+put_stream(struct put *pp, int fd, int delim, const char *what)
+{
+	struct tmq_records rr;
+	struct tmq_error e;
+	const char *rec;
+	size_t n;
+	int rc;
+
+	if (tmq_records_open(&rr, fd, delim, TMQ_PAYLOAD_MAX, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	for (;;) {
+		rc = tmq_records_next(&rr, tmq_producer_pending(&pp->prod) > 0,
+		    &rec, &n, &e);
+		if (rc == TMQ_REC_EOF)
+			break;
+		if (rc < 0) {
+			tmq_warn(&cmd, "%s: %s", what, e.msg);
+			tmq_records_close(&rr);
+			return -1;
+		}
+		if (rc == TMQ_REC_WAIT) {
+			/* Nothing more is ready: let what we hold land now,
+			 * so a slow pipe sees each message at once. */
+			if (tmq_producer_flush(&pp->prod, &e) < 0) {
+				tmq_report(&cmd, &e);
+				tmq_records_close(&rr);
+				return -1;
+			}
+			continue;
+		}
+		if (rc == TMQ_REC_TOOLONG) {
+			tmq_warn(&cmd, "%s: %s %lu: longer than %u bytes",
+			    pp->prod.topic->name, what, rr.recno,
+			    TMQ_PAYLOAD_MAX);
+			pp->bad = 1;
+			continue;
+		}
+		if (put_one(pp, rec, n, what, rr.recno) < 0) {
+			tmq_records_close(&rr);
+			return -1;
+		}
+	}
+	tmq_records_close(&rr);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tmq_producer_opts o = { 0 };
+	struct tmq_topic t;
+	struct tmq_error e;
+	struct put pp;
+	const char *root = NULL, **files = NULL;
+	char *path;
+	int c, fd, nfiles = 0, whole = 0, null = 0, fatal = 0, i;
+
+	memset(&pp, 0, sizeof pp);
+	files = calloc((size_t)argc, sizeof *files);
+	if (files == NULL)
+		return TMQ_EXIT_FAIL;
+	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
+		switch (c) {
+		case '0': null = 1; break;
+		case 'b': o.ptype = TMQ_BYTES; break;
+		case 'F': files[nfiles++] = optarg; break;
+		case 'k': o.key = optarg; break;
+		case 'K': o.keydelim = optarg; break;
+		case 'l': whole = 1; break;
+		case 'T': o.ptype = TMQ_TYPED; o.type_name = optarg; break;
+		case OPT_SYNC: o.sync = 1; break;
+		case 'd': root = optarg; break;
+		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
+		default: return TMQ_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return tmq_usage_error(&cmd, "missing topic");
+	if (o.key != NULL && o.keydelim != NULL)
+		return tmq_usage_error(&cmd, "-k and -K do not go together");
+	if (nfiles > 0 && !whole)
+		return tmq_usage_error(&cmd, "--file needs -l");
+	if (whole && argc - optind > 1)
+		return tmq_usage_error(&cmd, "-l takes no MESSAGE operands");
+	if (null && whole)
+		return tmq_usage_error(&cmd, "-0 and -l do not go together");
+	if (tmq_root_path(root, &path, &e) < 0 ||
+	    tmq_root_open(path, 0, &fd, &e) < 0)
+		return tmq_report(&cmd, &e);
+	free(path);
+	if (tmq_topic_open(fd, argv[optind], &t, &e) < 0)
+		return tmq_report(&cmd, &e);
+	close(fd);
+	if (tmq_producer_open(&pp.prod, &t, &o, &e) < 0)
+		return tmq_report(&cmd, &e);
+
+	if (argc - optind > 1) {
+		for (i = optind + 1; i < argc && !fatal; i++)
+			fatal = put_one(&pp, argv[i], strlen(argv[i]), "message",
+			    (unsigned long)(i - optind)) < 0;
+	} else if (nfiles > 0) {
+		for (i = 0; i < nfiles && !fatal; i++) {
+			int ffd = open(files[i], O_RDONLY | O_CLOEXEC);
+
+			if (ffd < 0) {
+				tmq_warn(&cmd, "%s: %m", files[i]);
+				pp.bad = 1;
+				continue;
+			}
+			fatal = put_stream(&pp, ffd, -1, files[i]) < 0;
+			close(ffd);
+		}
+	} else
+		fatal = put_stream(&pp, STDIN_FILENO, whole ? -1 : null ? '\0' :
+		    '\n', "record") < 0;
+	if (!fatal && tmq_producer_flush(&pp.prod, &e) < 0) {
+		tmq_report(&cmd, &e);
+		fatal = 1;
+	}
+	tmq_producer_close(&pp.prod);
+	tmq_topic_close(&t);
+	free(files);
+	return fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+}

@@ -1,0 +1,67 @@
+/* consumer.h: reading several partitions of several topics in turn, one
+ * message from each (as the library's consumer does), from a position, up
+ * to a time, and waiting for more. */
+#ifndef TMQ_CONSUMER_H
+#define TMQ_CONSUMER_H
+
+#include <stddef.h>
+
+#include "linereader.h"
+#include "message.h"
+#include "position.h"
+#include "topic.h"
+
+struct tmq_source {
+	size_t topic;			/* index into consumer's topics */
+	unsigned partition;
+	struct tmq_linereader lr;
+	int open;			/* lr is set up */
+	int stopped;			/* past --until */
+};
+
+struct tmq_consumer {
+	struct tmq_topic *topics;
+	size_t ntopics;
+	struct tmq_source *src;
+	size_t nsrc, next;
+	struct tmq_codec codec;
+	int have_until;
+	double until;
+	int ifd;			/* inotify, or -1 */
+	int poll_only;			/* a topic where inotify cannot see */
+	/* Called with notices for stderr ("offset 3 is gone ..."). */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
+};
+
+int tmq_consumer_init(struct tmq_consumer *c, struct tmq_error *e);
+void tmq_consumer_free(struct tmq_consumer *c);
+/* Add a topic's partitions (all when parts is NULL). */
+int tmq_consumer_add(struct tmq_consumer *c, int rootfd, const char *name,
+    const unsigned *parts, unsigned nparts, struct tmq_error *e);
+/* Open a topic only (for a group's own bookkeeping); returns its index. */
+int tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd,
+    const char *name, size_t *index, struct tmq_error *e);
+/* Add one partition of an added topic. */
+int tmq_consumer_add_source(struct tmq_consumer *c, size_t topic,
+    unsigned partition, struct tmq_error *e);
+/* Drop every source (a group member's assignment changed). */
+void tmq_consumer_clear_sources(struct tmq_consumer *c);
+/* Position every source. */
+int tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
+    struct tmq_error *e);
+/* Position one source at an offset. */
+int tmq_consumer_seek_source(struct tmq_consumer *c, size_t i,
+    uint64_t offset, struct tmq_error *e);
+/* The next message in turn: 1 (m filled, *src its source), 0 when none is
+ * ready, -1 on an error that stops reading, 2 for a corrupt line (reported
+ * in e; it was skipped and the caller may go on). */
+int tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
+    struct tmq_error *e);
+/* Every source has passed --until. */
+int tmq_consumer_done(const struct tmq_consumer *c);
+/* Sleep until a topic directory changes or timeout_ms passes. */
+int tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms,
+    struct tmq_error *e);
+
+#endif

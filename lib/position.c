@@ -1,0 +1,55 @@
+/* position.c: parsing start positions (see position.h). */
+#include <string.h>
+
+#include "position.h"
+#include "timestamp.h"
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		unsigned d = (unsigned char)*s - '0';
+
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
+int
+tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
+{
+	memset(p, 0, sizeof *p);
+	if (strcmp(s, "start") == 0 || strcmp(s, "beginning") == 0) {
+		p->kind = TMQ_POS_START;
+		return 0;
+	}
+	if (strcmp(s, "now") == 0 || strcmp(s, "end") == 0) {
+		p->kind = TMQ_POS_NOW;
+		return 0;
+	}
+	if (s[0] == '-' && s[1] != '\0') {
+		if (parse_u64(s + 1, &p->n) < 0)
+			return tmq_fail(e, "'%s': bad position (-N wants a "
+			    "count)", s);
+		p->kind = TMQ_POS_TAIL;
+		return 0;
+	}
+	if (s[0] >= '0' && s[0] <= '9' && strspn(s, "0123456789") == strlen(s)) {
+		if (parse_u64(s, &p->n) < 0)
+			return tmq_fail(e, "'%s': offset too large", s);
+		p->kind = TMQ_POS_OFFSET;
+		return 0;
+	}
+	p->kind = TMQ_POS_TIME;
+	if (tmq_time_parse(s[0] == '@' ? s + 1 : s, &p->t, NULL) < 0)
+		return tmq_fail(e, "'%s': bad position (want start, now, an "
+		    "offset, -N, @UNIXSECONDS or an ISO 8601 time)", s);
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* records.c: input records (see records.h).  The buffer grows up to the
+ * record limit and no further: a longer record is read past, not held. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "records.h"
+
+int
+tmq_records_open(struct tmq_records *r, int fd, int delim, size_t max,
+    struct tmq_error *e)
+{
+	memset(r, 0, sizeof *r);
+	r->fd = fd;
+	r->delim = delim;
+	r->max = max;
+	r->cap = 256 * 1024;
+	r->buf = malloc(r->cap);
+	if (r->buf == NULL)
+		return tmq_fail(e, "out of memory");
+	return 0;
+}
+
+void
+tmq_records_close(struct tmq_records *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+static int
+ready(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+int
+tmq_records_next(struct tmq_records *r, int probe, const char **rec,
+    size_t *n, struct tmq_error *e)
+{
+	ssize_t got;
+
+	for (;;) {
+		size_t have = r->end - r->start;
+		char *d = NULL;
+
+		if (r->delim >= 0 && have > 0)
+			d = memchr(r->buf + r->start, r->delim, have);
+		if (d != NULL) {
+			size_t len = (size_t)(d - (r->buf + r->start));
+			int skipped = r->skipping;
+
+			*rec = r->buf + r->start;
+			*n = len;
+			r->start += len + 1;
+			r->skipping = 0;
+			r->recno++;
+			if (skipped || len > r->max)
+				return TMQ_REC_TOOLONG;
+			return TMQ_REC_OK;
+		}
+		if (r->eof) {
+			if (have == 0 && !r->skipping &&
+			    (r->delim >= 0 || r->recno > 0))
+				return TMQ_REC_EOF;
+			/* The last record may lack its delimiter. */
+			*rec = r->buf + r->start;
+			*n = have;
+			r->start = r->end;
+			r->recno++;
+			if (r->skipping || have > r->max) {
+				r->skipping = 0;
+				return TMQ_REC_TOOLONG;
+			}
+			if (r->delim < 0)
+				r->delim = -2;	/* one record only */
+			return TMQ_REC_OK;
+		}
+		if (have > r->max) {
+			/* Over the limit and no end in sight: drop what we
+			 * hold and read on to the delimiter. */
+			r->skipping = 1;
+			r->start = r->end = 0;
+			have = 0;
+		}
+		if (r->start > 0) {
+			memmove(r->buf, r->buf + r->start, have);
+			r->start = 0;
+			r->end = have;
+		}
+		if (r->end == r->cap) {
+			size_t nc = r->cap * 2;
+			char *nb;
+
+			if (nc > r->max + 2)
+				nc = r->max + 2;
+			if (nc <= r->cap) {
+				r->skipping = 1;
+				r->start = r->end = 0;
+				continue;
+			}
+			nb = realloc(r->buf, nc);
+			if (nb == NULL)
+				return tmq_fail(e, "out of memory");
+			r->buf = nb;
+			r->cap = nc;
+		}
+		if (probe && !ready(r->fd))
+			return TMQ_REC_WAIT;
+		got = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return tmq_fail_errno(e, "read error");
+		}
+		if (got == 0)
+			r->eof = 1;
+		r->end += (size_t)got;
+	}
+}
