@@ -7,12 +7,17 @@
 
 #include "cli.h"
 #include "consumer.h"
+#include "groupconsumer.h"
 #include "position.h"
 #include "printer.h"
 #include "root.h"
 #include "timestamp.h"
 
-enum { OPT_UNTIL = 256 };
+enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW };
+
+/* Long enough for the library's members, which answer when their owner
+ * polls; short enough that a cron job is not kept waiting. */
+#define DEFAULT_WINDOW 5.0
 
 static const struct tmq_option options[] = {
 	{ "null", '0', NULL, TMQ_ARG_NONE, "end each record with NUL" },
@@ -21,6 +26,8 @@ static const struct tmq_option options[] = {
 	    "%t topic, %T time (ISO 8601), %u time (Unix), %y type, %%; "
 	    "\\n \\t \\0" },
 	{ "follow", 'f', NULL, TMQ_ARG_NONE, "wait for more at the end" },
+	{ "group", 'g', "GROUP", TMQ_ARG_GROUP,
+	    "read as a member of consumer group GROUP" },
 	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message" },
 	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD, "print KEY SEP PAYLOAD" },
 	{ "count", 'n', "N", TMQ_ARG_WORD, "stop after N messages" },
@@ -30,6 +37,12 @@ static const struct tmq_option options[] = {
 	    "read only these partitions" },
 	{ "until", OPT_UNTIL, "TIME", TMQ_ARG_TIME,
 	    "stop each partition at its first message after TIME" },
+	{ "commit", OPT_COMMIT, NULL, TMQ_ARG_NONE,
+	    "with -g: commit what was printed (at exit, and every second "
+	    "or 1000 messages)" },
+	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
+	    "with -g: length of the rebalances this member starts "
+	    "(default 5)" },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -37,7 +50,9 @@ static const struct tmq_option options[] = {
 static const struct tmq_cmd cmd = {
 	"tmq-get",
 	"[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
-	    "[-K SEP | -F FMT] TOPIC...",
+	    "[-K SEP | -F FMT] TOPIC...\n"
+	    "-g GROUP [--commit] [--window SECONDS] [-0fJ] [-o start|now] "
+	    "[-n N] [-P N[,N...]] [-K SEP | -F FMT] TOPIC",
 	"Read messages from topics, partitions in turn, one message each.",
 	"topic",
 	options
@@ -59,104 +74,200 @@ print_notice(void *arg, const char *msg)
 	tmq_warn(&cmd, "%s", msg);
 }
 
-int
-main(int argc, char **argv)
+static int
+flush_stdout(void *arg)
 {
-	struct tmq_printer pr = { .mode = TMQ_PRINT_PAYLOAD, .term = '\n' };
-	struct tmq_position pos = { .kind = TMQ_POS_START };
-	struct tmq_consumer c;
+	(void)arg;
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+struct opts {
+	struct tmq_printer pr;
+	struct tmq_position pos;
+	const char *root, *parts_arg, *group;
+	uint64_t count;
+	double until, window;
+	int follow, have_until, have_from, commit;
+};
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
 	struct tmq_error e;
-	struct tmq_msg *m;
-	struct sigaction sa;
-	const char *root = NULL, *parts_arg = NULL;
-	unsigned *parts = NULL, nparts = 0;
-	uint64_t count = 0, seen = 0;
-	char *path;
-	double until = 0;
-	int ch, fd, follow = 0, have_until = 0, corrupt = 0, fatal = 0, i, rc;
-	size_t src;
+	uint64_t v;
+	int ch;
 
 	while ((ch = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case '0': pr.term = '\0'; break;
+		case '0': o->pr.term = '\0'; break;
 		case 'F':
-			if (tmq_format_compile(optarg, &pr.fmt, &e) < 0)
+			tmq_format_free(&o->pr.fmt);
+			if (tmq_format_compile(optarg, &o->pr.fmt, &e) < 0)
 				return tmq_usage_error(&cmd, "%s", e.msg);
-			pr.mode = TMQ_PRINT_FORMAT;
+			o->pr.mode = TMQ_PRINT_FORMAT;
 			break;
-		case 'f': follow = 1; break;
-		case 'J': pr.mode = TMQ_PRINT_JSON; break;
-		case 'K': pr.mode = TMQ_PRINT_KEYED; pr.keysep = optarg; break;
+		case 'f': o->follow = 1; break;
+		case 'g': o->group = optarg; break;
+		case 'J': o->pr.mode = TMQ_PRINT_JSON; break;
+		case 'K': o->pr.mode = TMQ_PRINT_KEYED; o->pr.keysep = optarg; break;
 		case 'n':
-			if (tmq_parse_u64(optarg, 1, UINT64_MAX, &count, &e) < 0)
+			if (tmq_parse_u64(optarg, 1, UINT64_MAX, &o->count, &e) < 0)
 				return tmq_usage_error(&cmd, "-n: %s", e.msg);
 			break;
 		case 'o':
-			if (tmq_position_parse(optarg, &pos, &e) < 0)
+			if (tmq_position_parse(optarg, &o->pos, &e) < 0)
 				return tmq_usage_error(&cmd, "--from: %s", e.msg);
+			o->have_from = 1;
 			break;
-		case 'P': parts_arg = optarg; break;
+		case 'P': o->parts_arg = optarg; break;
 		case OPT_UNTIL:
 			if (tmq_time_parse(optarg[0] == '@' ? optarg + 1 : optarg,
-			    &until, &e) < 0)
+			    &o->until, &e) < 0)
 				return tmq_usage_error(&cmd, "--until: %s", e.msg);
-			have_until = 1;
+			o->have_until = 1;
 			break;
-		case 'd': root = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
+		case OPT_COMMIT: o->commit = 1; break;
+		case OPT_WINDOW:
+			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
+				return tmq_usage_error(&cmd, "--window: %s", e.msg);
+			o->window = (double)v;
+			break;
+		case 'd': o->root = optarg; break;
+		case TMQ_OPT_DONE: return -1;
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing topic");
+	if (o->group == NULL && (o->commit || o->window > 0))
+		return tmq_usage_error(&cmd, "--commit and --window need -g");
+	if (o->group != NULL) {
+		if (argc - optind != 1)
+			return tmq_usage_error(&cmd, "-g reads exactly one topic");
+		if (o->have_from && o->pos.kind != TMQ_POS_START &&
+		    o->pos.kind != TMQ_POS_NOW)
+			return tmq_usage_error(&cmd, "with -g, --from is start or "
+			    "now (where a new group begins)");
+	}
+	if (o->window == 0)
+		o->window = DEFAULT_WINDOW;
+	return 0;
+}
+
+/* Resolve -P for one topic. */
+static int
+partitions_of(int rootfd, const char *topic, const char *arg, unsigned **parts,
+    unsigned *n)
+{
+	struct tmq_topic probe;
+	struct tmq_error e;
+	int rc;
+
+	free(*parts);
+	*parts = NULL;
+	if (arg == NULL)
+		return 0;
+	if (tmq_topic_open(rootfd, topic, &probe, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	rc = tmq_parse_list(arg, probe.partitions, parts, n, &e);
+	tmq_topic_close(&probe);
+	if (rc < 0) {
+		tmq_warn(&cmd, "%s: %s", topic, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct tmq_consumer c;
+	struct tmq_gconsumer gc;
+	struct tmq_error e;
+	struct tmq_msg *m;
+	struct sigaction sa;
+	unsigned *parts = NULL, nparts = 0;
+	uint64_t seen = 0, since_commit = 0;
+	double last_commit;
+	char *path;
+	int fd, corrupt = 0, fatal = 0, i, rc, timeout, grouped;
+	size_t src;
+
+	memset(&o, 0, sizeof o);
+	o.pr.mode = TMQ_PRINT_PAYLOAD;
+	o.pr.term = '\n';
+	o.pos.kind = TMQ_POS_START;
+	if ((rc = parse(argc, argv, &o)) != 0)
+		return rc < 0 ? TMQ_EXIT_OK : rc;
+	grouped = o.group != NULL;
 	if (tmq_consumer_init(&c, &e) < 0)
 		return tmq_report(&cmd, &e);
-	c.have_until = have_until;
-	c.until = until;
+	c.have_until = o.have_until;
+	c.until = o.until;
 	c.notice = print_notice;
-	if (tmq_root_path(root, &path, &e) < 0 ||
+	if (tmq_root_path(o.root, &path, &e) < 0 ||
 	    tmq_root_open(path, 0, &fd, &e) < 0)
 		return tmq_report(&cmd, &e);
 	free(path);
-	for (i = optind; i < argc; i++) {
-		struct tmq_topic probe;
-
-		if (parts_arg != NULL) {
-			/* The partition list is checked against each topic. */
-			if (tmq_topic_open(fd, argv[i], &probe, &e) < 0)
-				return tmq_report(&cmd, &e);
-			free(parts);
-			parts = NULL;
-			rc = tmq_parse_list(parts_arg, probe.partitions, &parts,
-			    &nparts, &e);
-			tmq_topic_close(&probe);
-			if (rc < 0) {
-				tmq_warn(&cmd, "%s: %s", argv[i], e.msg);
-				return TMQ_EXIT_FAIL;
-			}
-		}
-		if (tmq_consumer_add(&c, fd, argv[i], parts, nparts, &e) < 0)
-			return tmq_report(&cmd, &e);
-	}
-	close(fd);
-	free(parts);
-	if (tmq_consumer_seek(&c, &pos, &e) < 0)
-		return tmq_report(&cmd, &e);
-
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	memset(&gc, 0, sizeof gc);
+	gc.lockfd = -1;
+	for (i = optind; i < argc; i++) {
+		if (partitions_of(fd, argv[i], o.parts_arg, &parts, &nparts) < 0)
+			return TMQ_EXIT_FAIL;
+		if (!grouped)
+			rc = tmq_consumer_add(&c, fd, argv[i], parts, nparts, &e);
+		else if (parts != NULL)
+			rc = tmq_gc_fixed(&gc, &c, fd, o.group, argv[i], parts,
+			    nparts, o.pos.kind == TMQ_POS_NOW, &e);
+		else
+			rc = tmq_gc_join(&gc, &c, fd, o.group, argv[i],
+			    o.pos.kind == TMQ_POS_NOW, o.window, &e);
+		if (rc < 0) {
+			tmq_report(&cmd, &e);
+			tmq_gc_close(&gc);
+			return TMQ_EXIT_FAIL;
+		}
+	}
+	close(fd);
+	free(parts);
+	gc.autocommit = o.commit;
+	gc.flush = flush_stdout;
+	if (!grouped && tmq_consumer_seek(&c, &o.pos, &e) < 0)
+		return tmq_report(&cmd, &e);
+
 	m = malloc(sizeof *m);
 	if (m == NULL)
 		return TMQ_EXIT_FAIL;
-	pr.out = stdout;
+	o.pr.out = stdout;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	while (!stop && (count == 0 || seen < count)) {
+	last_commit = tmq_now();
+	while (!stop && (o.count == 0 || seen < o.count)) {
+		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
+			tmq_report(&cmd, &e);
+			fatal = 1;
+			break;
+		}
 		rc = tmq_consumer_next(&c, m, &src, &e);
 		if (rc == 1) {
-			tmq_print(&pr, &c.topics[c.src[src].topic], m);
+			tmq_print(&o.pr, &c.topics[c.src[src].topic], m);
 			seen++;
+			if (grouped) {
+				tmq_gc_delivered(&gc, m->partition, m->offset);
+				if (o.commit && ++since_commit >= 1000) {
+					if (tmq_gc_commit(&gc, &e) < 0) {
+						tmq_report(&cmd, &e);
+						fatal = 1;
+						break;
+					}
+					since_commit = 0;
+					last_commit = tmq_now();
+				}
+			}
 			continue;
 		}
 		if (rc == 2) {
@@ -170,19 +281,50 @@ main(int argc, char **argv)
 			fatal = 1;
 			break;
 		}
-		if (!follow || tmq_consumer_done(&c))
+		/* Nothing to read now. */
+		if (grouped) {
+			unsigned gen = gc.generation;
+
+			if (tmq_gc_poll(&gc, &e) < 0) {
+				tmq_report(&cmd, &e);
+				fatal = 1;
+				break;
+			}
+			if (o.commit && tmq_now() - last_commit >= 1.0) {
+				if (tmq_gc_commit(&gc, &e) < 0) {
+					tmq_report(&cmd, &e);
+					fatal = 1;
+					break;
+				}
+				last_commit = tmq_now();
+				since_commit = 0;
+			}
+			if (gc.generation != gen)
+				continue;	/* a new share: read it first */
+		}
+		if (tmq_consumer_done(&c))
 			break;
+		if (!o.follow && (!grouped || tmq_gc_settled(&gc)))
+			break;		/* drained */
 		/* Whoever reads our output sees everything before we sleep. */
 		if (fflush(stdout) != 0)
 			break;
-		if (tmq_consumer_wait(&c, 1000, &e) < 0) {
+		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
+		if (timeout < 0 || timeout > 1000)
+			timeout = 1000;
+		if (tmq_consumer_wait(&c, timeout, &e) < 0) {
 			tmq_report(&cmd, &e);
 			fatal = 1;
 			break;
 		}
 	}
+	if (grouped && tmq_gc_finish(&gc, &e) < 0) {
+		tmq_report(&cmd, &e);
+		fatal = 1;
+	}
+	tmq_gc_close(&gc);
 	free(m);
-	tmq_format_free(&pr.fmt);
+	tmq_format_free(&o.pr.fmt);
 	tmq_consumer_free(&c);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		tmq_warn(&cmd, "write error on standard output");

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "names.h"
 #include "confirm.h"
+#include "escape.h"
 #include "keys.h"
 #include "partitioner.h"
 #include "root.h"
@@ -194,7 +195,7 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 {
 	char kt[16], t1[40], t2[40];
 	uint64_t msgs, bytes;
-	unsigned p, i;
+	unsigned p, i, shown = 0;
 	size_t k;
 
 	sum_stats(ps, t->partitions, &msgs, &bytes);
@@ -204,8 +205,8 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	printf("types:      ");
 	for (i = 0; i < t->ntypes; i++)
 		if (t->types[i])
-			printf("%s%s", i ? "," : "", t->types[i]);
-	printf("%s\n", t->ntypes ? "" : "-");
+			printf("%s%s", shown++ ? "," : "", t->types[i]);
+	printf("%s\n", shown ? "" : "-");
 	printf("messages:   %llu\nbytes:      %llu\n\n",
 	    (unsigned long long)msgs, (unsigned long long)bytes);
 	printf("%-9s %-28s %12s %12s %12s  %-24s  %s\n", "PARTITION", "FILE",
@@ -235,7 +236,7 @@ static void
 info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
 {
 	char kt[16], n1[40], n2[40];
-	unsigned p, i;
+	unsigned p, i, shown = 0;
 	size_t k;
 
 	printf("{\"name\":\"%s\",\"key_type\":\"%s\",\"key_width\":%d,"
@@ -267,8 +268,12 @@ info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	}
 	printf("],\"types\":[");
 	for (i = 0; i < t->ntypes; i++)
-		if (t->types[i])
-			printf("%s\"%s\"", i ? "," : "", t->types[i]);
+		if (t->types[i]) {
+			if (shown++)
+				putchar(',');
+			tmq_escape_json(stdout, (const unsigned char *)t->types[i],
+			    strlen(t->types[i]));
+		}
 	printf("]}\n");
 }
 

@@ -26,6 +26,15 @@ tmq_ts_encode(double t, char out[TMQ_TS_CHARS])
 	uint64_t u;
 	int i;
 
+	/* The library passes timestamps through a datetime, so what it writes
+	 * is t rounded to microseconds (half to even), as
+	 * vectors/timestamps.tsv shows.  Exact while sec * 1e6 fits in 53 bits
+	 * (until the year 2255); later times are written as they are. */
+	if (fabs(t) < 9007199254.0) {
+		double sec, us = nearbyint(modf(t, &sec) * 1e6);
+
+		t = (sec * 1e6 + us) / 1e6;
+	}
 	memcpy(&u, &t, 8);
 	for (i = 7; i >= 0; i--, u >>= 8)
 		b[i] = (unsigned char)u;
@@ -85,8 +94,8 @@ tmq_ts_repr(double t, char *buf, size_t bufsz)
 			break;
 	}
 	/* %g may choose an exponent or drop the point; Python's repr keeps
-	 * plain digits and a ".0" for timestamps of any realistic size. */
-	if (strchr(buf, 'e') != NULL && fabs(t) < 1e16) {
+	 * plain digits and a ".0" from 1e-4 up to 1e16, as %g does below. */
+	if (strchr(buf, 'e') != NULL && fabs(t) >= 1e-4 && fabs(t) < 1e16) {
 		for (prec = 0; prec <= 17; prec++) {
 			n = snprintf(buf, bufsz, "%.*f", prec, t);
 			if (strtod(buf, NULL) == t)

@@ -256,8 +256,9 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 		    "directory", name);
 	}
 	/* The definition goes in under a temporary name and is renamed into
-	 * place, so a reader never sees half of it. */
-	snprintf(tmp, sizeof tmp, ".%s.twc.%ld", name, (long)getpid());
+	 * place, so a reader never sees half of it.  The name is cut short so
+	 * that the temporary name stays within NAME_MAX for every allowed name. */
+	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", name, (long)getpid());
 	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0666);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {

@@ -1,0 +1,20 @@
+/* assignment.h: who gets which partition after a rebalance (SPEC.md 5.6).
+ * Every member computes the same answer from the same offers. */
+#ifndef TMQ_ASSIGNMENT_H
+#define TMQ_ASSIGNMENT_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+struct tmq_offer {
+	uint32_t member;
+	unsigned *own, nown;		/* what it holds */
+	unsigned *parts, nparts;	/* what it accepts */
+	unsigned *got, ngot;		/* filled by tmq_assign, ascending */
+};
+
+/* Fill each offer's got/ngot. */
+int tmq_assign(struct tmq_offer *offers, unsigned n, struct tmq_error *e);
+
+#endif

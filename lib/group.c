@@ -1,0 +1,408 @@
+/* group.c: a group's log and the state replayed from it (see group.h).
+ *
+ * The rules follow SPEC.md 5.  One choice of ours: the state takes the
+ * assignment at the first ENDREBAL read after the BEGINREBAL in force, from
+ * the offers read before it, so every reader of the log, whoever wrote the
+ * ENDREBAL, computes it from the same offers. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "group.h"
+#include "names.h"
+#include "partfile.h"
+#include "timestamp.h"
+
+#define COMMIT_CHUNK 256
+
+static void
+free_offers(struct tmq_offer *o, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		free(o[i].own);
+		free(o[i].parts);
+		free(o[i].got);
+	}
+	free(o);
+}
+
+void
+tmq_group_close(struct tmq_group *g)
+{
+	unsigned i;
+
+	if (g->app_open)
+		tmq_appender_close(&g->app);
+	tmq_lr_close(&g->lr);
+	tmq_codec_free(&g->codec);
+	tmq_topic_close(&g->log);
+	for (i = 0; i < g->nmembers; i++)
+		free(g->members[i].confirmed);
+	free(g->members);
+	free_offers(g->offers, g->noffers);
+	free_offers(g->assigned, g->nassigned);
+	free(g->committed);
+	free(g->topic);
+	free(g->name);
+	memset(g, 0, sizeof *g);
+	g->log.dirfd = -1;
+}
+
+int
+tmq_group_open(int rootfd, const char *name, const char *topic_hint,
+    struct tmq_group *g, struct tmq_error *e)
+{
+	char gt[TMQ_NAME_MAX + 16];
+	unsigned i;
+
+	memset(g, 0, sizeof *g);
+	g->log.dirfd = -1;
+	if (tmq_group_name_check(name, e) < 0)
+		return -1;
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	if (tmq_topic_open(rootfd, gt, &g->log, e) < 0)
+		return -1;
+	/* The log must be what the protocol says: u32 keys, the seven types
+	 * in order; anything else is not a group we can take part in. */
+	if (g->log.key_width != 4 || g->log.ntypes != TMQ_G_NKINDS) {
+		tmq_topic_close(&g->log);
+		return tmq_fail(e, "%s: not a consumer group log", gt);
+	}
+	for (i = 0; i < TMQ_G_NKINDS; i++)
+		if (g->log.types[i] == NULL ||
+		    strcmp(g->log.types[i], tmq_gkind_names[i]) != 0) {
+			tmq_topic_close(&g->log);
+			return tmq_fail(e, "%s: not a consumer group log", gt);
+		}
+	g->name = strdup(name);
+	if (topic_hint != NULL)
+		g->topic = strdup(topic_hint);
+	else if (g->log.group_topic != NULL)
+		g->topic = strdup(g->log.group_topic);
+	if (g->name == NULL || tmq_codec_init(&g->codec, e) < 0 ||
+	    tmq_lr_open(&g->lr, g->log.dirfd, 0, 4, e) < 0) {
+		tmq_group_close(g);
+		return tmq_fail(e, "out of memory");
+	}
+	return 0;
+}
+
+int
+tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
+    int from_now, struct tmq_error *e)
+{
+	char gt[TMQ_NAME_MAX + 16];
+	struct tmq_group g;
+	struct tmq_poff *po;
+	unsigned p;
+	int rc;
+
+	if (tmq_group_name_check(name, e) < 0)
+		return -1;
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	if (tmq_topic_create(rootfd, gt, 4, 1, (char *const *)tmq_gkind_names,
+	    TMQ_G_NKINDS, t->name, e) < 0) {
+		/* Lost a race to another member: theirs will do. */
+		if (faccessat(rootfd, gt, F_OK, 0) == 0 &&
+		    strstr(e->msg, "exists") != NULL)
+			return 0;
+		return -1;
+	}
+	po = calloc(t->partitions, sizeof *po);
+	if (po == NULL)
+		return tmq_fail(e, "out of memory");
+	/* "now" is written as each partition's end at creation rather than
+	 * the library's -1, which the library itself cannot read back. */
+	for (p = 0; p < t->partitions; p++) {
+		uint64_t end = 0;
+
+		po[p].partition = p;
+		if (from_now && tmq_partition_end(t->dirfd, p, &end, e) < 0) {
+			free(po);
+			return -1;
+		}
+		po[p].offset = (int64_t)end;
+	}
+	rc = tmq_group_open(rootfd, name, t->name, &g, e);
+	if (rc == 0) {
+		rc = tmq_group_commit(&g, 0, po, t->partitions, e);
+		tmq_group_close(&g);
+	}
+	free(po);
+	return rc;
+}
+
+struct tmq_gmember *
+tmq_group_member(struct tmq_group *g, uint32_t id)
+{
+	struct tmq_gmember *nm;
+	unsigned i;
+
+	for (i = 0; i < g->nmembers; i++)
+		if (g->members[i].id == id)
+			return &g->members[i];
+	nm = realloc(g->members, (g->nmembers + 1) * sizeof *nm);
+	if (nm == NULL)
+		return NULL;
+	g->members = nm;
+	memset(&nm[g->nmembers], 0, sizeof *nm);
+	nm[g->nmembers].id = id;
+	return &nm[g->nmembers++];
+}
+
+static unsigned *
+dup_parts(const unsigned *v, unsigned n)
+{
+	unsigned *c = malloc((n ? n : 1) * sizeof *c);
+
+	if (c != NULL)
+		memcpy(c, v, n * sizeof *c);
+	return c;
+}
+
+/* Apply one message to the state. */
+static int
+apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
+{
+	struct tmq_gmember *mb = tmq_group_member(g, m->member);
+	unsigned i;
+
+	if (mb == NULL)
+		return tmq_fail(e, "out of memory");
+	if (m->member > g->max_key)
+		g->max_key = m->member;
+	mb->last_seen = m->ts;
+	switch (m->kind) {
+	case TMQ_G_JOINED:
+		if (!mb->claimed) {
+			mb->claimed = 1;
+			mb->tag = m->tag;
+		}
+		break;
+	case TMQ_G_BEGINREBAL:
+		/* A new BEGINREBAL starts the rebalance afresh. */
+		free_offers(g->offers, g->noffers);
+		g->offers = NULL;
+		g->noffers = 0;
+		g->rebalancing = 1;
+		g->rebal_end = m->end;
+		g->rebal_offset = m->offset;
+		break;
+	case TMQ_G_REBALOFFER: {
+		struct tmq_offer *o = NULL;
+
+		if (!g->rebalancing)
+			break;
+		for (i = 0; i < g->noffers; i++)
+			if (g->offers[i].member == m->member)
+				o = &g->offers[i];
+		if (o == NULL) {
+			struct tmq_offer *no = realloc(g->offers,
+			    (g->noffers + 1) * sizeof *no);
+
+			if (no == NULL)
+				return tmq_fail(e, "out of memory");
+			g->offers = no;
+			o = &no[g->noffers++];
+			memset(o, 0, sizeof *o);
+			o->member = m->member;
+		}
+		free(o->own);
+		free(o->parts);
+		o->own = dup_parts(m->own, m->nown);
+		o->nown = m->nown;
+		o->parts = dup_parts(m->parts, m->nparts);
+		o->nparts = m->nparts;
+		if (o->own == NULL || o->parts == NULL)
+			return tmq_fail(e, "out of memory");
+		break;
+	}
+	case TMQ_G_ENDREBAL:
+		if (!g->rebalancing)
+			break;
+		if (tmq_assign(g->offers, g->noffers, e) < 0)
+			return -1;
+		free_offers(g->assigned, g->nassigned);
+		g->assigned = g->offers;
+		g->nassigned = g->noffers;
+		g->offers = NULL;
+		g->noffers = 0;
+		g->rebalancing = 0;
+		g->have_assignment = 1;
+		g->ended_offset = m->offset;
+		break;
+	case TMQ_G_REBALCONFIRM:
+		free(mb->confirmed);
+		mb->confirmed = dup_parts(m->parts, m->nparts);
+		mb->nconfirmed = m->nparts;
+		mb->has_confirmed = 1;
+		if (mb->confirmed == NULL)
+			return tmq_fail(e, "out of memory");
+		break;
+	case TMQ_G_COMMIT:
+		for (i = 0; i < m->ncommits; i++) {
+			unsigned p = m->commits[i].partition;
+
+			if (p >= 1u << 20)
+				continue;	/* absurd: ignore */
+			if (p >= g->ncommitted) {
+				int64_t *nc = realloc(g->committed,
+				    (p + 1) * sizeof *nc);
+				unsigned k;
+
+				if (nc == NULL)
+					return tmq_fail(e, "out of memory");
+				for (k = g->ncommitted; k <= p; k++)
+					nc[k] = TMQ_NOT_COMMITTED;
+				g->committed = nc;
+				g->ncommitted = p + 1;
+			}
+			g->committed[p] = m->commits[i].offset;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
+{
+	struct tmq_line l;
+	struct tmq_msg *msg;
+	int rc, kind;
+
+	msg = malloc(sizeof *msg);
+	if (msg == NULL)
+		return tmq_fail(e, "out of memory");
+	rc = tmq_lr_next(&g->lr, &l, e);
+	if (rc <= 0) {
+		free(msg);
+		return rc;
+	}
+	g->read_to = l.offset + 1;
+	if (l.problem != NULL) {
+		tmq_fail(e, "group %s: offset %llu: %s", g->name,
+		    (unsigned long long)l.offset, l.problem);
+		free(msg);
+		return 2;
+	}
+	if (tmq_line_decode(&g->codec, 4, g->log.ntypes, l.p, l.n, msg, e) < 0 ||
+	    msg->payload.type != TMQ_TYPED) {
+		if (msg->payload.type != TMQ_TYPED)
+			tmq_fail(e, "not a group message");
+		tmq_fail_prefix(e, "group %s: offset %llu", g->name,
+		    (unsigned long long)l.offset);
+		free(msg);
+		return 2;
+	}
+	kind = (int)msg->payload.type_index;
+	if (tmq_gmsg_parse((enum tmq_gkind)kind, (const char *)msg->payload.data,
+	    msg->payload.len, m, e) < 0) {
+		tmq_fail_prefix(e, "group %s: offset %llu", g->name,
+		    (unsigned long long)l.offset);
+		free(msg);
+		return 2;
+	}
+	m->member = (uint32_t)tmq_key_to_u64(4, msg->key);
+	m->ts = msg->ts;
+	m->offset = l.offset;
+	free(msg);
+	if (apply(g, m, e) < 0) {
+		tmq_gmsg_clear(m);
+		return -1;
+	}
+	return 1;
+}
+
+int
+tmq_group_replay(struct tmq_group *g, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+	int rc;
+
+	while ((rc = tmq_group_next(g, &m, e)) != 0) {
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			tmq_gmsg_clear(&m);
+	}
+	return 0;
+}
+
+int
+tmq_group_write(struct tmq_group *g, uint32_t member, const struct tmq_gmsg *m,
+    struct tmq_error *e)
+{
+	unsigned char key[4];
+	struct tmq_payload pl;
+	char line[TMQ_LINE_MAX];
+	char *body;
+	long n;
+	int rc;
+
+	if (!g->app_open) {
+		if (tmq_appender_open(&g->app, &g->log, 0, e) < 0)
+			return -1;
+		g->app_open = 1;
+	}
+	body = tmq_gmsg_body(m);
+	if (body == NULL)
+		return tmq_fail(e, "out of memory");
+	tmq_key_from_u64(4, member, key);
+	pl.type = TMQ_TYPED;
+	pl.type_index = (unsigned)m->kind;
+	pl.data = (const unsigned char *)body;
+	pl.len = strlen(body);
+	n = tmq_line_encode(&g->codec, 4, key, tmq_now(), &pl, line,
+	    sizeof line, e);
+	free(body);
+	if (n < 0)
+		return tmq_fail_prefix(e, "group %s", g->name);
+	rc = tmq_appender_add(&g->app, 0, line, (size_t)n, e);
+	if (rc == 0)
+		rc = tmq_appender_flush(&g->app, e);
+	return rc;
+}
+
+int
+tmq_group_commit(struct tmq_group *g, uint32_t member, const struct tmq_poff *po,
+    unsigned n, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+	unsigned i;
+
+	/* A few hundred pairs a message keep each line under the limit. */
+	for (i = 0; i < n || i == 0; i += COMMIT_CHUNK) {
+		memset(&m, 0, sizeof m);
+		m.kind = TMQ_G_COMMIT;
+		m.commits = (struct tmq_poff *)po + i;
+		m.ncommits = n - i < COMMIT_CHUNK ? n - i : COMMIT_CHUNK;
+		if (tmq_group_write(g, member, &m, e) < 0)
+			return -1;
+		if (n == 0)
+			break;
+	}
+	return 0;
+}
+
+const struct tmq_offer *
+tmq_group_share(const struct tmq_group *g, uint32_t member)
+{
+	unsigned i;
+
+	for (i = 0; i < g->nassigned; i++)
+		if (g->assigned[i].member == member)
+			return &g->assigned[i];
+	return NULL;
+}
+
+int64_t
+tmq_group_committed(const struct tmq_group *g, unsigned partition)
+{
+	return partition < g->ncommitted ? g->committed[partition] :
+	    TMQ_NOT_COMMITTED;
+}

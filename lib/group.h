@@ -1,0 +1,86 @@
+/* group.h: a consumer group: its log (the topic --group--NAME), the state
+ * every reader of that log agrees on, and writing to it.  Members
+ * (member.h), tmq-commit and tmq-group all stand on this. */
+#ifndef TMQ_GROUP_H
+#define TMQ_GROUP_H
+
+#include <stdint.h>
+
+#include "appender.h"
+#include "assignment.h"
+#include "groupmsg.h"
+#include "linereader.h"
+#include "message.h"
+#include "topic.h"
+
+struct tmq_gmember {
+	uint32_t id;
+	int claimed;		/* a JOINED for this id was seen */
+	uint64_t tag;		/* the first JOINED's tag: the id's owner */
+	double last_seen;	/* time of its latest message */
+	unsigned *confirmed, nconfirmed;	/* latest REBALCONFIRM */
+	int has_confirmed;
+};
+
+struct tmq_group {
+	char *name;
+	struct tmq_topic log;		/* --group--NAME */
+	struct tmq_linereader lr;
+	struct tmq_codec codec;
+	struct tmq_appender app;
+	int app_open;
+	char *topic;			/* the topic consumed, when known */
+
+	/* State replayed from the log. */
+	uint64_t read_to;		/* offset of the next log line */
+	uint32_t max_key;
+	struct tmq_gmember *members;
+	unsigned nmembers;
+	int rebalancing;		/* BEGINREBAL seen, no ENDREBAL yet */
+	double rebal_end;
+	uint64_t rebal_offset;		/* offset of the BEGINREBAL in force */
+	struct tmq_offer *offers;	/* offers of the rebalance in force */
+	unsigned noffers;
+	int have_assignment;		/* a rebalance has completed */
+	struct tmq_offer *assigned;	/* offers and shares of the last one */
+	unsigned nassigned;
+	uint64_t ended_offset;		/* offset of its ENDREBAL */
+	int64_t *committed;		/* per partition; -2: never committed */
+	unsigned ncommitted;
+};
+
+#define TMQ_NOT_COMMITTED (-2)
+
+/* Open an existing group (topic_hint names its topic when the group's
+ * definition does not, as for groups the library made). */
+int tmq_group_open(int rootfd, const char *name, const char *topic_hint,
+    struct tmq_group *g, struct tmq_error *e);
+/* Create the group for topic, with every partition committed at start
+ * or at the partition's current end ("now"); it is no error when another
+ * process created it first. */
+int tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
+    int from_now, struct tmq_error *e);
+void tmq_group_close(struct tmq_group *g);
+
+/* Read the next message of the log and apply it to the state: 1 with *m
+ * filled (free with tmq_gmsg_clear), 0 at the end for now, -1 on error.
+ * Lines that do not decode are skipped (reported through e with 2). */
+int tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m,
+    struct tmq_error *e);
+/* Read to the end of the log. */
+int tmq_group_replay(struct tmq_group *g, struct tmq_error *e);
+/* Append one message under key member. */
+int tmq_group_write(struct tmq_group *g, uint32_t member,
+    const struct tmq_gmsg *m, struct tmq_error *e);
+/* Write a COMMIT of n partition offsets under key member. */
+int tmq_group_commit(struct tmq_group *g, uint32_t member,
+    const struct tmq_poff *po, unsigned n, struct tmq_error *e);
+
+/* The partitions of member in the last completed rebalance. */
+const struct tmq_offer *tmq_group_share(const struct tmq_group *g,
+    uint32_t member);
+/* The committed offset of a partition, or TMQ_NOT_COMMITTED. */
+int64_t tmq_group_committed(const struct tmq_group *g, unsigned partition);
+struct tmq_gmember *tmq_group_member(struct tmq_group *g, uint32_t id);
+
+#endif

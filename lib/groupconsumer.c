@@ -1,0 +1,249 @@
+/* groupconsumer.c: group-driven reading (see groupconsumer.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "groupconsumer.h"
+#include "names.h"
+
+static int
+setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
+    const char *group, const char *topic, struct tmq_error *e)
+{
+	unsigned p;
+
+	memset(gc, 0, sizeof *gc);
+	gc->c = c;
+	gc->lockfd = -1;
+	gc->g.log.dirfd = -1;
+	if (tmq_group_name_check(group, e) < 0)
+		return -1;
+	if (tmq_consumer_add_topic(c, rootfd, topic, &gc->topic, e) < 0)
+		return -1;
+	gc->nparts = c->topics[gc->topic].partitions;
+	gc->delivered = malloc(gc->nparts * sizeof *gc->delivered);
+	gc->sent = malloc(gc->nparts * sizeof *gc->sent);
+	if (gc->delivered == NULL || gc->sent == NULL)
+		return tmq_fail(e, "out of memory");
+	for (p = 0; p < gc->nparts; p++)
+		gc->delivered[p] = gc->sent[p] = -1;
+	return 0;
+}
+
+/* Watch the group's log too, so a follower wakes for rebalances. */
+static int
+watch_log(struct tmq_gconsumer *gc, int rootfd, const char *group,
+    struct tmq_error *e)
+{
+	char gt[TMQ_NAME_MAX + 16];
+	size_t idx;
+
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, group);
+	return tmq_consumer_add_topic(gc->c, rootfd, gt, &idx, e);
+}
+
+static int
+start_at(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
+    unsigned p, struct tmq_error *e)
+{
+	int64_t off = tmq_group_committed(g, p);
+
+	if (off == -1)		/* "now": the end when it is assigned */
+		return tmq_lr_seek_end(&gc->c->src[src].lr, e);
+	if (off == TMQ_NOT_COMMITTED)
+		off = 0;
+	return tmq_consumer_seek_source(gc->c, src, (uint64_t)off, e);
+}
+
+/* The member's share changed: commit what we give up, then rebuild the
+ * sources, keeping the position of partitions we keep. */
+static int
+on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
+{
+	struct tmq_gconsumer *gc = arg;
+	struct tmq_consumer *c = gc->c;
+	uint64_t *keep;
+	unsigned i, p;
+	size_t s;
+
+	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
+		return -1;
+	keep = malloc((gc->nparts ? gc->nparts : 1) * sizeof *keep);
+	if (keep == NULL)
+		return tmq_fail(e, "out of memory");
+	for (p = 0; p < gc->nparts; p++)
+		keep[p] = UINT64_MAX;
+	for (s = 0; s < c->nsrc; s++)
+		keep[c->src[s].partition] = tmq_lr_offset(&c->src[s].lr);
+	tmq_consumer_clear_sources(c);
+	for (i = 0; i < n; i++) {
+		p = parts[i];
+		if (tmq_consumer_add_source(c, gc->topic, p, e) < 0)
+			goto bad;
+		if (keep[p] != UINT64_MAX) {
+			if (tmq_lr_seek(&c->src[c->nsrc - 1].lr, keep[p], NULL,
+			    e) < 0)
+				goto bad;
+		} else if (start_at(gc, &gc->mb.g, c->nsrc - 1, p, e) < 0)
+			goto bad;
+	}
+	/* What we no longer hold is no longer ours to commit. */
+	for (p = 0; p < gc->nparts; p++) {
+		for (i = 0; i < n && parts[i] != p; i++)
+			;
+		if (i == n)
+			gc->delivered[p] = gc->sent[p] = -1;
+	}
+	gc->generation++;
+	free(keep);
+	return 0;
+bad:
+	free(keep);
+	return -1;
+}
+
+int
+tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
+    const char *group, const char *topic, int from_now, double window,
+    struct tmq_error *e)
+{
+	if (setup(gc, c, rootfd, group, topic, e) < 0)
+		return -1;
+	if (tmq_member_join(&gc->mb, rootfd, group, &c->topics[gc->topic],
+	    from_now, window, e) < 0)
+		return -1;
+	gc->is_member = 1;
+	gc->mb.on_assign = on_assign;
+	gc->mb.arg = gc;
+	return watch_log(gc, rootfd, group, e);
+}
+
+int
+tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
+    const char *group, const char *topic, const unsigned *parts,
+    unsigned nparts, int from_now, struct tmq_error *e)
+{
+	const struct tmq_topic *t;
+	unsigned i;
+	int fd;
+
+	if (setup(gc, c, rootfd, group, topic, e) < 0)
+		return -1;
+	t = &c->topics[gc->topic];
+	if (tmq_group_open(rootfd, group, topic, &gc->g, NULL) < 0) {
+		if (tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
+		    tmq_group_open(rootfd, group, topic, &gc->g, e) < 0)
+			return -1;
+	}
+	/* The lock lives in the log's dot-folder, where the library never
+	 * looks for partition files. */
+	if (mkdirat(gc->g.log.dirfd, ".tmq", 0777) < 0 && errno != EEXIST)
+		return tmq_fail_errno(e, "group %s: cannot make .tmq", group);
+	fd = openat(gc->g.log.dirfd, ".tmq/lock", O_RDWR | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW, 0666);
+	if (fd < 0)
+		return tmq_fail_errno(e, "group %s: lock", group);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return tmq_fail(e, "group %s: another reader of fixed "
+		    "partitions holds the group's lock", group);
+	}
+	gc->lockfd = fd;
+	if (tmq_group_replay(&gc->g, e) < 0)
+		return -1;
+	for (i = 0; i < nparts; i++) {
+		if (tmq_consumer_add_source(c, gc->topic, parts[i], e) < 0 ||
+		    start_at(gc, &gc->g, c->nsrc - 1, parts[i], e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition, uint64_t offset)
+{
+	if (partition < gc->nparts)
+		gc->delivered[partition] = (int64_t)offset + 1;
+}
+
+int
+tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
+{
+	struct tmq_poff *po;
+	unsigned p, n = 0;
+	int rc = 0;
+
+	for (p = 0; p < gc->nparts; p++)
+		if (gc->delivered[p] >= 0 && gc->delivered[p] != gc->sent[p])
+			n++;
+	if (n == 0)
+		return 0;
+	if (gc->flush != NULL && gc->flush(gc->flush_arg) < 0)
+		return tmq_fail(e, "cannot flush the output: not committing");
+	po = malloc(n * sizeof *po);
+	if (po == NULL)
+		return tmq_fail(e, "out of memory");
+	n = 0;
+	for (p = 0; p < gc->nparts; p++)
+		if (gc->delivered[p] >= 0 && gc->delivered[p] != gc->sent[p]) {
+			po[n].partition = p;
+			po[n++].offset = gc->delivered[p];
+		}
+	rc = tmq_group_commit(gc->is_member ? &gc->mb.g : &gc->g,
+	    gc->is_member ? gc->mb.id : 0, po, n, e);
+	if (rc == 0)
+		for (p = 0; p < gc->nparts; p++)
+			if (gc->delivered[p] >= 0)
+				gc->sent[p] = gc->delivered[p];
+	free(po);
+	return rc;
+}
+
+int
+tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e)
+{
+	return gc->is_member ? tmq_member_poll(&gc->mb, e) : 0;
+}
+
+int
+tmq_gc_timeout(const struct tmq_gconsumer *gc)
+{
+	return gc->is_member ? tmq_member_timeout(&gc->mb) : -1;
+}
+
+int
+tmq_gc_settled(const struct tmq_gconsumer *gc)
+{
+	return !gc->is_member || (gc->mb.settled && !gc->mb.g.rebalancing);
+}
+
+int
+tmq_gc_finish(struct tmq_gconsumer *gc, struct tmq_error *e)
+{
+	int rc = 0;
+
+	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
+		rc = -1;
+	if (gc->is_member && tmq_member_leave(&gc->mb, rc < 0 ? NULL : e) < 0)
+		rc = -1;
+	return rc;
+}
+
+void
+tmq_gc_close(struct tmq_gconsumer *gc)
+{
+	if (gc->is_member)
+		tmq_member_close(&gc->mb);
+	if (gc->g.name != NULL)
+		tmq_group_close(&gc->g);
+	if (gc->lockfd >= 0)
+		close(gc->lockfd);
+	free(gc->delivered);
+	free(gc->sent);
+	memset(gc, 0, sizeof *gc);
+	gc->lockfd = -1;
+}

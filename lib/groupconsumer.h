@@ -1,0 +1,52 @@
+/* groupconsumer.h: a consumer whose partitions come from a group: as a
+ * member (its share, following rebalances) or, with fixed partitions,
+ * from the group's committed offsets under the group's lock.  It tracks
+ * what the caller delivered, to commit it. */
+#ifndef TMQ_GROUPCONSUMER_H
+#define TMQ_GROUPCONSUMER_H
+
+#include "consumer.h"
+#include "member.h"
+
+struct tmq_gconsumer {
+	struct tmq_consumer *c;
+	size_t topic;			/* the data topic's index in c */
+	int is_member;
+	struct tmq_member mb;		/* is_member */
+	struct tmq_group g;		/* fixed partitions */
+	int lockfd;
+	unsigned nparts;
+	int64_t *delivered;		/* next offset after what was delivered */
+	int64_t *sent;			/* what we last committed */
+	/* Make delivered output durable before committing (stdout flush). */
+	int (*flush)(void *arg);
+	void *flush_arg;
+	int autocommit;
+	unsigned generation;		/* bumped at each new share */
+};
+
+/* Join group as a member reading topic. */
+int tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
+    const char *group, const char *topic, int from_now, double window,
+    struct tmq_error *e);
+/* Read fixed partitions from the group's committed offsets, holding the
+ * group's lock so no second such reader runs beside us. */
+int tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c,
+    int rootfd, const char *group, const char *topic, const unsigned *parts,
+    unsigned nparts, int from_now, struct tmq_error *e);
+/* The caller delivered the message at offset of partition. */
+void tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
+    uint64_t offset);
+/* Commit what was delivered since the last commit (flushing first). */
+int tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e);
+/* Keep up with the group log. */
+int tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e);
+/* How long the caller may sleep before the group needs us (ms, -1: any). */
+int tmq_gc_timeout(const struct tmq_gconsumer *gc);
+/* Holding a confirmed share and no rebalance under way. */
+int tmq_gc_settled(const struct tmq_gconsumer *gc);
+/* Commit (with autocommit), then leave the group. */
+int tmq_gc_finish(struct tmq_gconsumer *gc, struct tmq_error *e);
+void tmq_gc_close(struct tmq_gconsumer *gc);
+
+#endif

@@ -1,0 +1,269 @@
+/* member.c: a group member (see member.h).
+ *
+ * The member reacts to the log in log order, as the library's members do:
+ * it answers each BEGINREBAL with an offer and confirms at the first
+ * ENDREBAL after the BEGINREBAL it answered.  It confirms when it *reads*
+ * that ENDREBAL, its own included, so its share is computed from exactly
+ * the offers that precede the ENDREBAL in the log, as every other member's
+ * is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "member.h"
+#include "timestamp.h"
+
+#define JOIN_TRIES 4
+
+static uint64_t
+random64(void)
+{
+	uint64_t v;
+
+	if (getrandom(&v, sizeof v, 0) != sizeof v)
+		v = (uint64_t)time(NULL) * 6364136223846793005ULL ^
+		    (uint64_t)getpid();
+	return v;
+}
+
+static int
+offer(struct tmq_member *mb, int nothing, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+	unsigned *all, p;
+	int rc;
+
+	all = malloc((mb->topic_partitions ? mb->topic_partitions : 1) *
+	    sizeof *all);
+	if (all == NULL)
+		return tmq_fail(e, "out of memory");
+	for (p = 0; p < mb->topic_partitions; p++)
+		all[p] = p;
+	memset(&m, 0, sizeof m);
+	m.kind = TMQ_G_REBALOFFER;
+	m.own = nothing ? NULL : mb->held;
+	m.nown = nothing ? 0 : mb->nheld;
+	m.parts = all;
+	m.nparts = nothing ? 0 : mb->topic_partitions;
+	rc = tmq_group_write(&mb->g, mb->id, &m, e);
+	free(all);
+	return rc;
+}
+
+static int
+begin_rebalance(struct tmq_member *mb, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+
+	memset(&m, 0, sizeof m);
+	m.kind = TMQ_G_BEGINREBAL;
+	m.end = tmq_now() + mb->window;
+	return tmq_group_write(&mb->g, mb->id, &m, e);
+}
+
+static int
+confirm(struct tmq_member *mb, struct tmq_error *e)
+{
+	const struct tmq_offer *share = tmq_group_share(&mb->g, mb->id);
+	unsigned *parts = NULL, n = 0;
+	struct tmq_gmsg m;
+
+	if (share != NULL && share->ngot > 0) {
+		parts = malloc(share->ngot * sizeof *parts);
+		if (parts == NULL)
+			return tmq_fail(e, "out of memory");
+		memcpy(parts, share->got, share->ngot * sizeof *parts);
+		n = share->ngot;
+	}
+	if (mb->on_assign != NULL && mb->on_assign(mb->arg, parts, n, e) < 0) {
+		free(parts);
+		return -1;
+	}
+	free(mb->held);
+	mb->held = parts;
+	mb->nheld = n;
+	mb->settled = 1;
+	memset(&m, 0, sizeof m);
+	m.kind = TMQ_G_REBALCONFIRM;
+	m.parts = parts;
+	m.nparts = n;
+	return tmq_group_write(&mb->g, mb->id, &m, e);
+}
+
+/* React to one message, already applied to the group state. */
+static int
+react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
+{
+	if (!mb->has_id)
+		return 0;
+	switch (m->kind) {
+	case TMQ_G_BEGINREBAL:
+		mb->answered = m->offset + 1;
+		return offer(mb, 0, e);
+	case TMQ_G_ENDREBAL:
+		/* Only the ENDREBAL that closed the rebalance we answered. */
+		if (mb->g.ended_offset == m->offset &&
+		    mb->answered == mb->g.rebal_offset + 1) {
+			mb->answered = 0;
+			return confirm(mb, e);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Read and react to everything new; 2-returns (corrupt lines) are skipped. */
+static int
+drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
+    int *joined_result, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+	int rc;
+
+	while ((rc = tmq_group_next(&mb->g, &m, e)) != 0) {
+		if (rc < 0)
+			return -1;
+		if (rc == 2)
+			continue;
+		if (stop_at_joined && m.kind == TMQ_G_JOINED &&
+		    m.member == mb->id) {
+			*joined_result = m.tag == tag ? 1 : -1;
+			if (*joined_result < 0) {
+				/* Someone else's claim came first. */
+				struct tmq_gmsg ab;
+
+				memset(&ab, 0, sizeof ab);
+				ab.kind = TMQ_G_ABORTJOIN;
+				ab.tag = m.tag;
+				tmq_gmsg_clear(&m);
+				return tmq_group_write(&mb->g, mb->id, &ab, e);
+			}
+			tmq_gmsg_clear(&m);
+			return 0;
+		}
+		rc = react(mb, &m, e);
+		tmq_gmsg_clear(&m);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
+    const struct tmq_topic *t, int from_now, double window,
+    struct tmq_error *e)
+{
+	int try, result;
+
+	memset(mb, 0, sizeof *mb);
+	mb->topic_partitions = t->partitions;
+	mb->window = window;
+	if (tmq_group_open(rootfd, group, t->name, &mb->g, NULL) < 0) {
+		if (tmq_group_create(rootfd, group, t, from_now, e) < 0)
+			return -1;
+		if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0)
+			return -1;
+	}
+	if (mb->g.log.group_topic != NULL &&
+	    strcmp(mb->g.log.group_topic, t->name) != 0) {
+		tmq_fail(e, "group %s consumes topic %s, not %s", group,
+		    mb->g.log.group_topic, t->name);
+		tmq_group_close(&mb->g);
+		return -1;
+	}
+	if (tmq_group_replay(&mb->g, e) < 0)
+		goto bad;
+	for (try = 0; try < JOIN_TRIES; try++) {
+		if (mb->g.max_key == UINT32_MAX) {
+			tmq_fail(e, "group %s: no member ids left", group);
+			goto bad;
+		}
+		mb->id = mb->g.max_key + 1;
+		mb->tag = random64();
+		{
+			struct tmq_gmsg j;
+
+			memset(&j, 0, sizeof j);
+			j.kind = TMQ_G_JOINED;
+			j.tag = mb->tag;
+			if (tmq_group_write(&mb->g, mb->id, &j, e) < 0)
+				goto bad;
+		}
+		/* Our JOINED is in the file: read up to it. */
+		result = 0;
+		while (result == 0) {
+			if (drain(mb, 1, mb->tag, &result, e) < 0)
+				goto bad;
+			if (result == 0)
+				usleep(1000);
+		}
+		if (result > 0) {
+			mb->has_id = 1;
+			return begin_rebalance(mb, e) < 0 ? (tmq_group_close(&mb->g),
+			    -1) : 0;
+		}
+		usleep((useconds_t)(random64() % 100000));
+	}
+	tmq_fail(e, "group %s: could not claim a member id", group);
+bad:
+	tmq_group_close(&mb->g);
+	return -1;
+}
+
+int
+tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+
+	if (drain(mb, 0, 0, NULL, e) < 0)
+		return -1;
+	/* Past the end of a rebalance we take part in: close it.  Whoever
+	 * writes the first ENDREBAL, everyone confirms on reading it. */
+	if (mb->g.rebalancing && mb->answered == mb->g.rebal_offset + 1 &&
+	    mb->ended != mb->g.rebal_offset + 1 && tmq_now() >= mb->g.rebal_end) {
+		mb->ended = mb->g.rebal_offset + 1;
+		memset(&m, 0, sizeof m);
+		m.kind = TMQ_G_ENDREBAL;
+		if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
+			return -1;
+		return drain(mb, 0, 0, NULL, e);
+	}
+	return 0;
+}
+
+int
+tmq_member_timeout(const struct tmq_member *mb)
+{
+	double left;
+
+	if (!mb->g.rebalancing)
+		return -1;
+	left = mb->g.rebal_end - tmq_now();
+	if (left <= 0)
+		return 0;
+	return (int)ceil(left * 1000);
+}
+
+int
+tmq_member_leave(struct tmq_member *mb, struct tmq_error *e)
+{
+	if (!mb->has_id)
+		return 0;
+	if (begin_rebalance(mb, e) < 0 || offer(mb, 1, e) < 0)
+		return -1;
+	mb->has_id = 0;
+	return 0;
+}
+
+void
+tmq_member_close(struct tmq_member *mb)
+{
+	tmq_group_close(&mb->g);
+	free(mb->held);
+	memset(mb, 0, sizeof *mb);
+}

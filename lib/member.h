@@ -1,0 +1,44 @@
+/* member.h: taking part in a consumer group as a member (SPEC.md 5):
+ * claiming an id, answering rebalances, confirming a share, leaving. */
+#ifndef TMQ_MEMBER_H
+#define TMQ_MEMBER_H
+
+#include <stdint.h>
+
+#include "group.h"
+#include "topic.h"
+
+struct tmq_member {
+	struct tmq_group g;
+	unsigned topic_partitions;
+	double window;			/* seconds, for rebalances we start */
+	uint32_t id;
+	int has_id;
+	uint64_t tag;
+	unsigned *held, nheld;		/* partitions held now */
+	int settled;			/* holds a confirmed share */
+	uint64_t answered;		/* BEGINREBAL we offered for, + 1 */
+	uint64_t ended;			/* BEGINREBAL we wrote ENDREBAL for, + 1 */
+	/* Called with the new share before it is confirmed in the log, so
+	 * the caller can commit what it gives up and start what it gains. */
+	int (*on_assign)(void *arg, const unsigned *parts, unsigned n,
+	    struct tmq_error *e);
+	void *arg;
+};
+
+/* Join group (creating it for t when missing: from_now picks its start)
+ * and start a rebalance.  On return the member has an id, no partitions. */
+int tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
+    const struct tmq_topic *t, int from_now, double window,
+    struct tmq_error *e);
+/* Read what is new in the group log and do what it asks; write ENDREBAL
+ * when the window has passed.  Returns 0, or -1 on error. */
+int tmq_member_poll(struct tmq_member *mb, struct tmq_error *e);
+/* Milliseconds until the rebalance in force ends (-1: none). */
+int tmq_member_timeout(const struct tmq_member *mb);
+/* Hand the partitions back: a rebalance in which this member offers
+ * nothing. */
+int tmq_member_leave(struct tmq_member *mb, struct tmq_error *e);
+void tmq_member_close(struct tmq_member *mb);
+
+#endif

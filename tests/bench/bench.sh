@@ -1,0 +1,39 @@
+#!/bin/sh
+# bench.sh: tmq's benchmark (make bench).  Generates N JSON-like records of
+# about 100 bytes with u32 keys, puts them into a 4-partition topic, reads
+# them back to /dev/null, and prints each figure on its own line next to the
+# codec floor (tests/bench/codec-floor.c).  Speed targets live here, never
+# in a timed test.
+set -eu
+N=${N:-1000000}
+BIN=${TMQ_BIN:-$(dirname "$0")/../../bin}
+FLOOR=${TMQ_FLOOR:-$(dirname "$0")/codec-floor}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+export TMQ_ROOT="$work/root"
+
+progress() { [ -t 2 ] && printf '%s\r' "$*" >&2 || :; }
+
+now() { date +%s.%N; }
+rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.0f", n / (b - a) }'; }
+
+progress "generating $N records..."
+awk -v n="$N" -f "$(dirname "$0")/gen-records.awk" >"$work/records"
+"$BIN/tmq-topic" create bench -k u32 -p 4
+
+progress "tmq-put..."
+t0=$(now)
+/usr/bin/time -f %M -o "$work/put.rss" "$BIN/tmq-put" -K: bench <"$work/records"
+t1=$(now)
+progress "tmq-get..."
+/usr/bin/time -f %M -o "$work/get.rss" "$BIN/tmq-get" bench >/dev/null
+t2=$(now)
+got=$("$BIN/tmq-get" -F '\n' bench | wc -l)
+[ "$got" -eq "$N" ] || { echo "bench: read back $got of $N records" >&2; exit 1; }
+
+echo "records: $N"
+echo "tmq-put: $(rate "$N" "$t0" "$t1") records/s"
+echo "tmq-get: $(rate "$N" "$t1" "$t2") records/s"
+echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
+echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
+"$FLOOR" <"$work/records"
