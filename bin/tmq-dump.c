@@ -1,4 +1,5 @@
 /* tmq-dump: decode and verify partition files, for debugging. */
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -170,18 +171,18 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 
 	if (strchr(arg, '/') == NULL || stat(arg, &st) < 0 || !S_ISREG(st.st_mode))
 		return dump_topic(d, rootfd, arg, NULL);
+	/* ROOT/TOPIC, resolved, so that "./FILE" names its topic too. */
 	c1 = strdup(arg);
-	c2 = strdup(arg);
-	if (c1 == NULL || c2 == NULL) {
+	c2 = c1 != NULL ? realpath(dirname(c1), NULL) : NULL;
+	dir = c2 != NULL ? strdup(c2) : NULL;
+	if (dir == NULL) {
+		tmq_warn(&cmd, "%s: %s", arg, strerror(errno));
 		free(c1);
 		free(c2);
-		tmq_warn(&cmd, "out of memory");
 		return -1;
 	}
-	dir = dirname(c1);		/* ROOT/TOPIC */
 	topic = basename(dir);
-	root = dirname(c2);
-	root = dirname(root);		/* ROOT */
+	root = dirname(c2);		/* ROOT */
 	if (tmq_root_open(root, 0, &fd, &e) < 0) {
 		rc = -1;
 		tmq_report(&cmd, &e);
@@ -193,6 +194,7 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 	}
 	free(c1);
 	free(c2);
+	free(dir);
 	return rc;
 }
 

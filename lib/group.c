@@ -389,6 +389,19 @@ tmq_group_commit(struct tmq_group *g, uint32_t member, const struct tmq_poff *po
 	return 0;
 }
 
+int
+tmq_group_settle(struct tmq_group *g, struct tmq_error *e)
+{
+	struct tmq_gmsg m;
+
+	if (!g->rebalancing || tmq_now() < g->rebal_end)
+		return 0;
+	memset(&m, 0, sizeof m);
+	m.kind = TMQ_G_ENDREBAL;
+	m.offset = g->read_to;
+	return apply(g, &m, e);
+}
+
 const struct tmq_offer *
 tmq_group_share(const struct tmq_group *g, uint32_t member)
 {

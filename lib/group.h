@@ -76,6 +76,10 @@ int tmq_group_write(struct tmq_group *g, uint32_t member,
 int tmq_group_commit(struct tmq_group *g, uint32_t member,
     const struct tmq_poff *po, unsigned n, struct tmq_error *e);
 
+/* For observers: a rebalance whose end has passed with no member left to
+ * close it is taken as closed with the offers it got, so members that left
+ * or died drop out of the picture.  Members never call this. */
+int tmq_group_settle(struct tmq_group *g, struct tmq_error *e);
 /* The partitions of member in the last completed rebalance. */
 const struct tmq_offer *tmq_group_share(const struct tmq_group *g,
     uint32_t member);

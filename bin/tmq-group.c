@@ -1,0 +1,571 @@
+/* tmq-group: list, describe, rebalance, reset and delete consumer groups. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "confirm.h"
+#include "groupinfo.h"
+#include "linereader.h"
+#include "names.h"
+#include "position.h"
+#include "root.h"
+#include "timestamp.h"
+
+enum { OPT_JSON = 256, OPT_MAXLAG, OPT_WINDOW, OPT_TO, OPT_SHIFT, OPT_DRY,
+	OPT_FORCE };
+
+static const struct tmq_option options[] = {
+	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
+	    "reset: only these partitions" },
+	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
+	    "the group's topic, for groups the library created" },
+	{ "yes", 'y', NULL, TMQ_ARG_NONE, "delete: do not ask" },
+	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
+	    "reset: print the new offsets, change nothing" },
+	{ "force", OPT_FORCE, NULL, TMQ_ARG_NONE,
+	    "reset: even while members are active" },
+	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "list, describe: print JSON" },
+	{ "max-lag", OPT_MAXLAG, "N", TMQ_ARG_WORD,
+	    "describe: exit 1 when a partition lags by more than N" },
+	{ "shift-by", OPT_SHIFT, "[+-]N", TMQ_ARG_WORD,
+	    "reset: move by N from the committed offset (or from --to)" },
+	{ "to", OPT_TO, "POS", TMQ_ARG_RESET,
+	    "reset: start, now, OFFSET, or a time (@UNIXSECONDS, ISO 8601)" },
+	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
+	    "rebalance: how long members have to answer (default 5)" },
+	TMQ_COMMON_OPTIONS,
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	"tmq-group",
+	"list [--json]\n"
+	"describe GROUP [-t TOPIC] [--json] [--max-lag N]\n"
+	"rebalance GROUP [--window SECONDS]\n"
+	"reset GROUP [--to POS] [--shift-by [+-]N] [-P N[,N...]] [-t TOPIC] "
+	    "[--dry-run] [--force]\n"
+	"delete GROUP [-y]",
+	"List, describe, rebalance, reset and delete the consumer groups of a "
+	"tmq root.",
+	"list describe rebalance reset delete",
+	options
+};
+
+struct args {
+	const char *root, *topic, *parts;
+	int json, yes, dry, force, have_to, have_shift, have_maxlag;
+	struct tmq_position to;
+	int64_t shift;
+	uint64_t maxlag;
+	double window;
+	int rootfd;
+};
+
+/* Open a group, replay it, and open its topic. */
+static int
+load(struct args *a, const char *name, struct tmq_group *g,
+    struct tmq_topic *t)
+{
+	struct tmq_error e;
+
+	if (tmq_group_open(a->rootfd, name, a->topic, g, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	if (tmq_group_replay(g, &e) < 0 || tmq_group_settle(g, &e) < 0) {
+		tmq_group_close(g);
+		return tmq_report(&cmd, &e), -1;
+	}
+	if (t == NULL)
+		return 0;
+	if (g->topic == NULL) {
+		tmq_warn(&cmd, "%s: the group's topic is not recorded: name it "
+		    "with -t", name);
+		tmq_group_close(g);
+		return -1;
+	}
+	if (tmq_topic_open(a->rootfd, g->topic, t, &e) < 0) {
+		tmq_group_close(g);
+		return tmq_report(&cmd, &e), -1;
+	}
+	return 0;
+}
+
+/* "0,2,4" (or "-") into buf, cut short with "..." when it is long. */
+static const char *
+parts_text(const unsigned *v, unsigned n, char *buf, size_t sz)
+{
+	size_t len = 0;
+	unsigned i;
+
+	strcpy(buf, "-");
+	for (i = 0; i < n; i++) {
+		int w = snprintf(buf + len, sz - len, "%s%u", i ? "," : "", v[i]);
+
+		if (w < 0 || (size_t)w >= sz - len) {
+			strcpy(buf + (sz > 4 ? sz - 4 : 0), "...");
+			break;
+		}
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+static void
+describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
+{
+	char when[48], list[256];
+	unsigned i, p;
+
+	printf("group:     %s\ntopic:     %s\n", g->name, g->topic);
+	if (g->rebalancing) {
+		tmq_ts_iso(g->rebal_end, when, sizeof when);
+		printf("state:     rebalancing until %s\n", when);
+	} else
+		printf("state:     %s\n", gi->nmembers ? "stable" : "empty");
+	printf("members:   %u\ntotal lag: %llu\n\n", gi->nmembers,
+	    (unsigned long long)gi->total_lag);
+	printf("%-10s %-16s %s\n", "MEMBER", "PARTITIONS", "LAST-SEEN");
+	for (i = 0; i < gi->nmembers; i++) {
+		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
+		struct tmq_gmember *mb = tmq_group_member(
+		    (struct tmq_group *)g, gi->members[i]);
+
+		tmq_ts_iso(mb ? mb->last_seen : 0, when, sizeof when);
+		printf("%-10u %-16s %s\n", gi->members[i],
+		    parts_text(o->got, o->ngot, list, sizeof list), when);
+	}
+	printf("\n%-9s %14s %14s %10s  %s\n", "PARTITION", "CURRENT-OFFSET",
+	    "LOG-END-OFFSET", "LAG", "OWNER");
+	for (p = 0; p < gi->nparts; p++) {
+		const struct tmq_gpart *gp = &gi->parts[p];
+		char cur[24], own[16];
+
+		if (gp->committed == TMQ_NOT_COMMITTED)
+			strcpy(cur, "-");
+		else if (gp->committed == -1)
+			strcpy(cur, "now");
+		else
+			snprintf(cur, sizeof cur, "%lld", (long long)gp->committed);
+		if (gp->has_owner)
+			snprintf(own, sizeof own, "%u", gp->owner);
+		else
+			strcpy(own, "-");
+		printf("%-9u %14s %14llu %10llu  %s\n", p, cur,
+		    (unsigned long long)gp->end, (unsigned long long)gp->lag,
+		    own);
+	}
+}
+
+static void
+describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
+{
+	char num[40];
+	unsigned i, j, p;
+	int first;
+
+	printf("{\"group\":\"%s\",\"topic\":\"%s\",\"state\":\"%s\","
+	    "\"rebalance_end\":", g->name, g->topic,
+	    g->rebalancing ? "rebalancing" : gi->nmembers ? "stable" : "empty");
+	if (g->rebalancing) {
+		tmq_ts_repr(g->rebal_end, num, sizeof num);
+		fputs(num, stdout);
+	} else
+		fputs("null", stdout);
+	fputs(",\"members\":{", stdout);
+	for (i = 0; i < gi->nmembers; i++) {
+		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
+
+		printf("%s\"%u\":[", i ? "," : "", gi->members[i]);
+		for (j = 0; j < o->ngot; j++)
+			printf("%s%u", j ? "," : "", o->got[j]);
+		putchar(']');
+	}
+	fputs("},\"last_seen\":{", stdout);
+	for (i = 0; i < gi->nmembers; i++) {
+		struct tmq_gmember *mb = tmq_group_member(
+		    (struct tmq_group *)g, gi->members[i]);
+
+		tmq_ts_repr(mb ? mb->last_seen : 0, num, sizeof num);
+		printf("%s\"%u\":%s", i ? "," : "", gi->members[i], num);
+	}
+	fputs("},\"committed\":{", stdout);
+	for (p = 0, first = 1; p < gi->nparts; p++)
+		if (gi->parts[p].committed != TMQ_NOT_COMMITTED) {
+			printf("%s\"%u\":%lld", first ? "" : ",", p,
+			    (long long)gi->parts[p].committed);
+			first = 0;
+		}
+	printf("},\"total_lag\":%llu,\"partitions\":[",
+	    (unsigned long long)gi->total_lag);
+	for (p = 0; p < gi->nparts; p++) {
+		const struct tmq_gpart *gp = &gi->parts[p];
+
+		printf("%s{\"partition\":%u,\"committed\":", p ? "," : "", p);
+		if (gp->committed == TMQ_NOT_COMMITTED)
+			fputs("null", stdout);
+		else
+			printf("%lld", (long long)gp->committed);
+		printf(",\"end\":%llu,\"lag\":%llu,\"owner\":",
+		    (unsigned long long)gp->end, (unsigned long long)gp->lag);
+		if (gp->has_owner)
+			printf("%u}", gp->owner);
+		else
+			fputs("null}", stdout);
+	}
+	puts("]}");
+}
+
+static int
+do_describe(struct args *a, const char *name)
+{
+	struct tmq_group g;
+	struct tmq_topic t;
+	struct tmq_ginfo gi;
+	struct tmq_error e;
+	unsigned p;
+	int rc = TMQ_EXIT_OK;
+
+	if (load(a, name, &g, &t) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_ginfo_build(&g, &t, &gi, &e) < 0) {
+		rc = tmq_report(&cmd, &e);
+		goto out;
+	}
+	if (a->json)
+		describe_json(&g, &gi);
+	else
+		describe_text(&g, &gi);
+	if (a->have_maxlag)
+		for (p = 0; p < gi.nparts; p++)
+			if (gi.parts[p].lag > a->maxlag) {
+				fflush(stdout);
+				tmq_warn(&cmd, "%s: partition %u lags by %llu (more "
+				    "than %llu)", name, p,
+				    (unsigned long long)gi.parts[p].lag,
+				    (unsigned long long)a->maxlag);
+				rc = TMQ_EXIT_FAIL;
+			}
+	tmq_ginfo_free(&gi);
+out:
+	tmq_topic_close(&t);
+	tmq_group_close(&g);
+	return rc;
+}
+
+static int
+do_list(struct args *a)
+{
+	struct tmq_error e;
+	char **names;
+	size_t n, i;
+	int rc = TMQ_EXIT_OK;
+
+	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
+		return tmq_report(&cmd, &e);
+	if (a->json)
+		putchar('[');
+	else if (n > 0)
+		printf("%-24s %-24s %7s %12s\n", "GROUP", "TOPIC", "MEMBERS",
+		    "LAG");
+	for (i = 0; i < n; i++) {
+		const char *gname = names[i] + strlen(TMQ_GROUP_PREFIX);
+		struct tmq_group g;
+		struct tmq_topic t;
+		struct tmq_ginfo gi;
+		int have = 0;
+
+		if (tmq_group_open(a->rootfd, gname, NULL, &g, &e) < 0 ||
+		    tmq_group_replay(&g, &e) < 0 ||
+		    tmq_group_settle(&g, &e) < 0) {
+			tmq_report(&cmd, &e);
+			rc = TMQ_EXIT_FAIL;
+			if (g.name != NULL)
+				tmq_group_close(&g);
+			continue;
+		}
+		if (g.topic != NULL &&
+		    tmq_topic_open(a->rootfd, g.topic, &t, &e) == 0) {
+			if (tmq_ginfo_build(&g, &t, &gi, &e) == 0)
+				have = 1;
+			tmq_topic_close(&t);
+		}
+		if (a->json) {
+			printf("%s{\"group\":\"%s\",\"topic\":", i ? "," : "",
+			    gname);
+			if (g.topic)
+				printf("\"%s\"", g.topic);
+			else
+				fputs("null", stdout);
+			if (have)
+				printf(",\"members\":%u,\"lag\":%llu}",
+				    gi.nmembers,
+				    (unsigned long long)gi.total_lag);
+			else
+				fputs(",\"members\":null,\"lag\":null}", stdout);
+		} else if (have)
+			printf("%-24s %-24s %7u %12llu\n", gname, g.topic,
+			    gi.nmembers, (unsigned long long)gi.total_lag);
+		else
+			printf("%-24s %-24s %7s %12s\n", gname,
+			    g.topic ? g.topic : "-", "-", "-");
+		if (have)
+			tmq_ginfo_free(&gi);
+		tmq_group_close(&g);
+	}
+	if (a->json)
+		puts("]");
+	tmq_names_free(names, n);
+	return rc;
+}
+
+static int
+do_rebalance(struct args *a, const char *name)
+{
+	struct tmq_group g;
+	struct tmq_gmsg m;
+	struct tmq_error e;
+	int rc;
+
+	if (load(a, name, &g, NULL) < 0)
+		return TMQ_EXIT_FAIL;
+	memset(&m, 0, sizeof m);
+	m.kind = TMQ_G_BEGINREBAL;
+	m.end = tmq_now() + a->window;
+	rc = tmq_group_write(&g, 0, &m, &e);
+	tmq_group_close(&g);
+	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
+}
+
+/* The offset --to names for one partition. */
+static int
+target(struct args *a, const struct tmq_topic *t, const struct tmq_gpart *gp,
+    uint64_t *out, struct tmq_error *e)
+{
+	struct tmq_linereader lr;
+	struct tmq_line l;
+	int rc;
+
+	switch (a->to.kind) {
+	case TMQ_POS_START:
+		*out = gp->first;
+		return 0;
+	case TMQ_POS_NOW:
+		*out = gp->end;
+		return 0;
+	case TMQ_POS_OFFSET:
+		*out = a->to.n;
+		return 0;
+	case TMQ_POS_TAIL:
+		*out = gp->end > a->to.n ? gp->end - a->to.n : 0;
+		return 0;
+	case TMQ_POS_TIME:
+		if (tmq_lr_open(&lr, t->dirfd, gp->partition, t->key_width,
+		    e) < 0)
+			return -1;
+		rc = tmq_lr_seek_time(&lr, a->to.t, e);
+		if (rc == 0)
+			rc = tmq_lr_next(&lr, &l, e);
+		*out = rc == 1 ? l.offset : gp->end;
+		tmq_lr_close(&lr);
+		return rc < 0 ? -1 : 0;
+	}
+	return 0;
+}
+
+static int
+do_reset(struct args *a, const char *name)
+{
+	struct tmq_group g;
+	struct tmq_topic t;
+	struct tmq_ginfo gi;
+	struct tmq_error e;
+	struct tmq_poff *po = NULL;
+	unsigned *sel = NULL, nsel = 0, i;
+	int rc = TMQ_EXIT_FAIL;
+
+	if (!a->have_to && !a->have_shift)
+		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
+	if (load(a, name, &g, &t) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_ginfo_build(&g, &t, &gi, &e) < 0) {
+		tmq_report(&cmd, &e);
+		goto out;
+	}
+	if (gi.nmembers > 0 && !a->force && !a->dry) {
+		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
+		    name, gi.nmembers, gi.nmembers == 1 ? " is" : "s are",
+		    gi.nmembers == 1 ? "it" : "them");
+		goto out;
+	}
+	if (a->parts != NULL) {
+		if (tmq_parse_list(a->parts, t.partitions, &sel, &nsel, &e) < 0) {
+			tmq_warn(&cmd, "%s: %s", name, e.msg);
+			goto out;
+		}
+	} else {
+		sel = malloc(t.partitions * sizeof *sel);
+		if (sel == NULL)
+			goto out;
+		for (i = 0; i < t.partitions; i++)
+			sel[i] = i;
+		nsel = t.partitions;
+	}
+	po = malloc(nsel * sizeof *po);
+	if (po == NULL)
+		goto out;
+	printf("%-9s %14s %14s\n", "PARTITION", "OLD-OFFSET", "NEW-OFFSET");
+	for (i = 0; i < nsel; i++) {
+		const struct tmq_gpart *gp = &gi.parts[sel[i]];
+		int64_t base, nw;
+		uint64_t to = 0;
+		char old[24];
+
+		base = gp->committed >= 0 ? gp->committed :
+		    gp->committed == -1 ? (int64_t)gp->end : (int64_t)gp->first;
+		if (a->have_to) {
+			if (target(a, &t, gp, &to, &e) < 0) {
+				tmq_report(&cmd, &e);
+				goto out;
+			}
+			base = (int64_t)to;
+		}
+		nw = base + a->shift;
+		/* Offsets that do not exist are clamped, as Kafka does. */
+		if (nw < (int64_t)gp->first)
+			nw = (int64_t)gp->first;
+		if (nw > (int64_t)gp->end)
+			nw = (int64_t)gp->end;
+		po[i].partition = sel[i];
+		po[i].offset = nw;
+		if (gp->committed == TMQ_NOT_COMMITTED)
+			strcpy(old, "-");
+		else
+			snprintf(old, sizeof old, "%lld", (long long)gp->committed);
+		printf("%-9u %14s %14lld\n", sel[i], old, (long long)nw);
+	}
+	if (!a->dry && tmq_group_commit(&g, 0, po, nsel, &e) < 0) {
+		fflush(stdout);
+		tmq_report(&cmd, &e);
+		goto out;
+	}
+	rc = TMQ_EXIT_OK;
+out:
+	free(po);
+	free(sel);
+	tmq_ginfo_free(&gi);
+	tmq_topic_close(&t);
+	tmq_group_close(&g);
+	return rc;
+}
+
+static int
+do_delete(struct args *a, const char *name)
+{
+	struct tmq_group g;
+	struct tmq_error e;
+	char q[400], gt[TMQ_NAME_MAX + 16];
+	int ok;
+
+	if (load(a, name, &g, NULL) < 0)
+		return TMQ_EXIT_FAIL;
+	tmq_group_close(&g);
+	snprintf(q, sizeof q, "delete group '%s' and its committed offsets?",
+	    name);
+	ok = tmq_confirm(q, a->yes, &e);
+	if (ok < 0)
+		return tmq_report(&cmd, &e);
+	if (ok == 0) {
+		tmq_warn(&cmd, "%s: not deleted", name);
+		return TMQ_EXIT_FAIL;
+	}
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	if (tmq_topic_delete(a->rootfd, gt, &e) < 0)
+		return tmq_report(&cmd, &e);
+	return TMQ_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	struct tmq_error e;
+	const char *sub;
+	char *path;
+	uint64_t v;
+	int c, rc, nargs;
+
+	memset(&a, 0, sizeof a);
+	a.window = 5;
+	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
+		switch (c) {
+		case 'P': a.parts = optarg; break;
+		case 't': a.topic = optarg; break;
+		case 'y': a.yes = 1; break;
+		case OPT_DRY: a.dry = 1; break;
+		case OPT_FORCE: a.force = 1; break;
+		case OPT_JSON: a.json = 1; break;
+		case OPT_MAXLAG:
+			if (tmq_parse_u64(optarg, 0, UINT64_MAX, &a.maxlag, &e) < 0)
+				return tmq_usage_error(&cmd, "--max-lag: %s", e.msg);
+			a.have_maxlag = 1;
+			break;
+		case OPT_SHIFT: {
+			const char *s = optarg;
+			int neg = *s == '-';
+
+			if (*s == '-' || *s == '+')
+				s++;
+			if (tmq_parse_u64(s, 0, INT64_MAX / 2, &v, &e) < 0)
+				return tmq_usage_error(&cmd, "--shift-by: %s",
+				    e.msg);
+			a.shift = neg ? -(int64_t)v : (int64_t)v;
+			a.have_shift = 1;
+			break;
+		}
+		case OPT_TO:
+			if (tmq_position_parse(optarg, &a.to, &e) < 0)
+				return tmq_usage_error(&cmd, "--to: %s", e.msg);
+			a.have_to = 1;
+			break;
+		case OPT_WINDOW:
+			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
+				return tmq_usage_error(&cmd, "--window: %s", e.msg);
+			a.window = (double)v;
+			break;
+		case 'd': a.root = optarg; break;
+		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
+		default: return TMQ_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return tmq_usage_error(&cmd, "missing command (list, describe, "
+		    "rebalance, reset or delete)");
+	sub = argv[optind++];
+	nargs = argc - optind;
+	if (strcmp(sub, "list") != 0 && strcmp(sub, "describe") != 0 &&
+	    strcmp(sub, "rebalance") != 0 && strcmp(sub, "reset") != 0 &&
+	    strcmp(sub, "delete") != 0)
+		return tmq_usage_error(&cmd, "'%s': unknown command", sub);
+	if (strcmp(sub, "list") == 0 ? nargs != 0 : nargs != 1)
+		return tmq_usage_error(&cmd, nargs == 0 ? "%s: missing group" :
+		    "%s: too many operands", sub);
+	if (strcmp(sub, "reset") == 0 && !a.have_to && !a.have_shift)
+		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
+	if (tmq_root_path(a.root, &path, &e) < 0 ||
+	    tmq_root_open(path, 0, &a.rootfd, &e) < 0)
+		return tmq_report(&cmd, &e);
+	free(path);
+	if (strcmp(sub, "list") == 0)
+		rc = do_list(&a);
+	else if (strcmp(sub, "describe") == 0)
+		rc = do_describe(&a, argv[optind]);
+	else if (strcmp(sub, "rebalance") == 0)
+		rc = do_rebalance(&a, argv[optind]);
+	else if (strcmp(sub, "reset") == 0)
+		rc = do_reset(&a, argv[optind]);
+	else
+		rc = do_delete(&a, argv[optind]);
+	close(a.rootfd);
+	return rc;
+}

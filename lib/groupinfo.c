@@ -1,0 +1,84 @@
+/* groupinfo.c: describing a group (see groupinfo.h).
+ *
+ * The members are those in the last completed rebalance that offered to
+ * take partitions (a member that left offered none); the log has no
+ * heartbeat, so a member that died without leaving still shows until the
+ * next rebalance.  Lag counts from the first offset still on disk when the
+ * committed one was pruned away. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "groupinfo.h"
+#include "topicstat.h"
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
+    struct tmq_ginfo *gi, struct tmq_error *e)
+{
+	struct tmq_partstat *ps;
+	unsigned p, i, j;
+
+	memset(gi, 0, sizeof *gi);
+	if (tmq_topic_stat(t, &ps, e) < 0)
+		return -1;
+	gi->nparts = t->partitions;
+	gi->parts = calloc(t->partitions, sizeof *gi->parts);
+	gi->members = calloc(g->nassigned ? g->nassigned : 1,
+	    sizeof *gi->members);
+	if (gi->parts == NULL || gi->members == NULL) {
+		tmq_topic_stat_free(ps, t->partitions);
+		tmq_ginfo_free(gi);
+		return tmq_fail(e, "out of memory");
+	}
+	for (p = 0; p < t->partitions; p++) {
+		struct tmq_gpart *gp = &gi->parts[p];
+		uint64_t from;
+
+		gp->partition = p;
+		gp->first = ps[p].first;
+		gp->end = ps[p].end;
+		gp->committed = tmq_group_committed(g, p);
+		if (gp->committed == -1)
+			from = gp->end;
+		else if (gp->committed == TMQ_NOT_COMMITTED)
+			from = gp->first;
+		else
+			from = (uint64_t)gp->committed;
+		if (from < gp->first)
+			from = gp->first;
+		gp->lag = from < gp->end ? gp->end - from : 0;
+		gi->total_lag += gp->lag;
+	}
+	tmq_topic_stat_free(ps, t->partitions);
+	if (g->have_assignment)
+		for (i = 0; i < g->nassigned; i++) {
+			const struct tmq_offer *o = &g->assigned[i];
+
+			if (o->nparts == 0)
+				continue;
+			gi->members[gi->nmembers++] = o->member;
+			for (j = 0; j < o->ngot; j++)
+				if (o->got[j] < gi->nparts) {
+					gi->parts[o->got[j]].has_owner = 1;
+					gi->parts[o->got[j]].owner = o->member;
+				}
+		}
+	qsort(gi->members, gi->nmembers, sizeof *gi->members, cmp_u32);
+	return 0;
+}
+
+void
+tmq_ginfo_free(struct tmq_ginfo *gi)
+{
+	free(gi->parts);
+	free(gi->members);
+	memset(gi, 0, sizeof *gi);
+}

@@ -1,0 +1,33 @@
+/* groupinfo.h: a group as an operator sees it: its members, and per
+ * partition the committed offset, the end, the lag and the owner. */
+#ifndef TMQ_GROUPINFO_H
+#define TMQ_GROUPINFO_H
+
+#include <stdint.h>
+
+#include "group.h"
+#include "topic.h"
+
+struct tmq_gpart {
+	unsigned partition;
+	int64_t committed;	/* TMQ_NOT_COMMITTED, -1 (now), or offset */
+	uint64_t first, end;	/* first offset on disk, end offset */
+	uint64_t lag;
+	int has_owner;
+	uint32_t owner;
+};
+
+struct tmq_ginfo {
+	struct tmq_gpart *parts;	/* one per partition of the topic */
+	unsigned nparts;
+	uint64_t total_lag;
+	unsigned nmembers;		/* members holding a share */
+	uint32_t *members;		/* their ids, ascending */
+};
+
+/* Compute from a replayed group and its topic. */
+int tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
+    struct tmq_ginfo *gi, struct tmq_error *e);
+void tmq_ginfo_free(struct tmq_ginfo *gi);
+
+#endif
