@@ -220,8 +220,6 @@ main(int argc, char **argv)
 	}
 	if (d.json && d.verify)
 		return tmq_usage_error(&cmd, "-J and --verify do not go together");
-	if (tmq_codec_init(&d.codec, &e) < 0)
-		return tmq_report(&cmd, &e);
 	if (tmq_root_path(rootopt, &path, &e) < 0)
 		return tmq_report(&cmd, &e);
 	fd = -1;
@@ -230,6 +228,9 @@ main(int argc, char **argv)
 		return tmq_report(&cmd, &e);
 	}
 	free(path);
+	/* After the early returns above, which would leak it. */
+	if (tmq_codec_init(&d.codec, &e) < 0)
+		return tmq_report(&cmd, &e);
 	if (optind == argc) {
 		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0)
 			return tmq_report(&cmd, &e);

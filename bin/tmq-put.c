@@ -148,6 +148,8 @@ main(int argc, char **argv)
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o.key != NULL && o.keydelim != NULL)
 		return tmq_usage_error(&cmd, "-k and -K do not go together");
+	if (o.keydelim != NULL && *o.keydelim == '\0')
+		return tmq_usage_error(&cmd, "empty key delimiter");
 	if (nfiles > 0 && !whole)
 		return tmq_usage_error(&cmd, "--file needs -l");
 	if (whole && argc - optind > 1)

@@ -10,12 +10,14 @@
 #include "escape.h"
 #include "keys.h"
 #include "partitioner.h"
+#include "progress.h"
+#include "prune.h"
 #include "root.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicstat.h"
 
-enum { OPT_JSON = 256 };
+enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY };
 
 static const struct tmq_option options[] = {
 	{ "key-type", 'k', "TYPE", TMQ_ARG_KEYTYPE,
@@ -30,6 +32,13 @@ static const struct tmq_option options[] = {
 	{ "null", '0', NULL, TMQ_ARG_NONE,
 	    "partition: keys on stdin end with NUL, not newline" },
 	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "info, list: print JSON" },
+	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
+	    "prune: move the files under DIR/NAME/ instead of removing them" },
+	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
+	    "prune: day files older than DATE (ISO 8601, @UNIXSECONDS, or Nd "
+	    "for N days ago) go" },
+	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
+	    "prune: print what would go, change nothing" },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -40,14 +49,16 @@ static const struct tmq_cmd cmd = {
 	"list [-l] [--json]\n"
 	"info NAME [--json]\n"
 	"partition NAME [KEY...]\n"
+	"prune NAME --before DATE [--archive DIR] [--dry-run]\n"
 	"delete NAME [-y]",
 	"Create, list, describe and delete the topics of a tmq root.",
-	"create list info partition delete",
+	"create list info partition prune delete",
 	options
 };
 
 struct args {
-	const char *root, *keytype, *types;
+	const char *root, *keytype, *types, *before, *archive;
+	int dry;
 	unsigned long partitions;
 	int lng, yes, json, null;
 };
@@ -361,6 +372,76 @@ do_partition(const struct args *a, const char *name, int nkeys, char **keys)
 	return rc;
 }
 
+struct prune_report {
+	int dry;
+	unsigned long n;
+};
+
+static void
+pruned(void *arg, const struct tmq_pfile *pf)
+{
+	struct prune_report *r = arg;
+
+	r->n++;
+	if (r->dry)
+		printf("%s\n", pf->name);
+	else
+		tmq_progress("pruned %lu files", r->n);
+}
+
+/* --before: a time, or "Nd" for N days before now. */
+static int
+before_day(const char *s, unsigned *day, struct tmq_error *e)
+{
+	size_t n = strlen(s);
+	double t;
+
+	if (n > 1 && s[n - 1] == 'd' && strspn(s, "0123456789") == n - 1) {
+		uint64_t days;
+		char num[24];
+
+		if (n - 1 >= sizeof num)
+			return tmq_fail(e, "'%s': too many days", s);
+		memcpy(num, s, n - 1);
+		num[n - 1] = '\0';
+		if (tmq_parse_u64(num, 0, 1000000, &days, e) < 0)
+			return -1;
+		t = tmq_now() - (double)days * 86400;
+	} else if (tmq_time_parse(s[0] == '@' ? s + 1 : s, &t, e) < 0)
+		return -1;
+	*day = tmq_utc_day(t);
+	return 0;
+}
+
+static int
+do_prune(const struct args *a, const char *name)
+{
+	struct prune_report r = { a->dry, 0 };
+	struct tmq_prune_opts po = { 0 };
+	struct tmq_error e;
+	struct tmq_topic t;
+	int fd, rc;
+
+	if (a->before == NULL)
+		return tmq_usage_error(&cmd, "prune needs --before DATE");
+	if (before_day(a->before, &po.before_day, &e) < 0)
+		return tmq_usage_error(&cmd, "--before: %s", e.msg);
+	if (open_root(a, 0, &fd) < 0)
+		return TMQ_EXIT_FAIL;
+	rc = tmq_topic_open(fd, name, &t, &e);
+	close(fd);
+	if (rc < 0)
+		return tmq_report(&cmd, &e);
+	po.archive = a->archive;
+	po.dry_run = a->dry;
+	po.each = pruned;
+	po.arg = &r;
+	rc = tmq_prune(&t, &po, &e);
+	tmq_progress_done();
+	tmq_topic_close(&t);
+	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
+}
+
 static int
 do_delete(const struct args *a, const char *name)
 {
@@ -415,6 +496,9 @@ main(int argc, char **argv)
 		case 'y': a.yes = 1; break;
 		case '0': a.null = 1; break;
 		case OPT_JSON: a.json = 1; break;
+		case OPT_BEFORE: a.before = optarg; break;
+		case OPT_ARCHIVE: a.archive = optarg; break;
+		case OPT_DRY: a.dry = 1; break;
 		case 'd': a.root = optarg; break;
 		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
 		default: return TMQ_EXIT_USAGE;
@@ -422,7 +506,7 @@ main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing command (create, list, "
-		    "info, partition or delete)");
+		    "info, partition, prune or delete)");
 	sub = argv[optind++];
 	nargs = argc - optind;
 	if (strcmp(sub, "list") == 0) {
@@ -431,7 +515,8 @@ main(int argc, char **argv)
 		return do_list(&a);
 	}
 	if (strcmp(sub, "create") != 0 && strcmp(sub, "info") != 0 &&
-	    strcmp(sub, "partition") != 0 && strcmp(sub, "delete") != 0)
+	    strcmp(sub, "partition") != 0 && strcmp(sub, "delete") != 0 &&
+	    strcmp(sub, "prune") != 0)
 		return tmq_usage_error(&cmd, "'%s': unknown command", sub);
 	if (nargs < 1)
 		return tmq_usage_error(&cmd, "%s: missing topic name", sub);
@@ -444,5 +529,7 @@ main(int argc, char **argv)
 		return do_create(&a, argv[optind]);
 	if (strcmp(sub, "info") == 0)
 		return do_info(&a, argv[optind]);
+	if (strcmp(sub, "prune") == 0)
+		return do_prune(&a, argv[optind]);
 	return do_delete(&a, argv[optind]);
 }

@@ -1,0 +1,120 @@
+/* prune.c: retention (see prune.h).  Readers that hold a pruned file open
+ * read on to its end (the inode lives while open); readers that seek to a
+ * pruned offset start at the first offset left and say so. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prune.h"
+
+/* Copy then unlink, for an archive on another filesystem. */
+static int
+copy_file(int fromdir, const char *name, int todir)
+{
+	char buf[65536];
+	ssize_t r;
+	int in, out, rc = 0;
+
+	in = openat(fromdir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return -1;
+	out = openat(todir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	    O_NOFOLLOW, 0666);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((r = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)r) != r) {
+			rc = -1;
+			break;
+		}
+	if (r < 0 || fsync(out) < 0)
+		rc = -1;
+	close(in);
+	if (close(out) < 0)
+		rc = -1;
+	if (rc < 0) {
+		int saved = errno;
+
+		unlinkat(todir, name, 0);
+		errno = saved;
+	}
+	return rc;
+}
+
+static int
+open_archive(const char *dir, const char *topic, struct tmq_error *e)
+{
+	int fd, tfd;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return tmq_fail_errno(e, "%s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return tmq_fail_errno(e, "%s", dir);
+	if (mkdirat(fd, topic, 0777) < 0 && errno != EEXIST) {
+		tmq_fail_errno(e, "%s/%s", dir, topic);
+		close(fd);
+		return -1;
+	}
+	tfd = openat(fd, topic, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (tfd < 0)
+		tmq_fail_errno(e, "%s/%s", dir, topic);
+	close(fd);
+	return tfd;
+}
+
+int
+tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
+    struct tmq_error *e)
+{
+	struct tmq_pfile *files;
+	size_t n, i;
+	int afd = -1, rc = 0;
+
+	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0)
+		return -1;
+	if (o->archive != NULL && !o->dry_run &&
+	    (afd = open_archive(o->archive, t->name, e)) < 0) {
+		free(files);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct tmq_pfile *pf = &files[i];
+
+		/* The list is sorted by partition then FIRST: the newest
+		 * file of a partition is the last before the next one. */
+		if (i + 1 == n || files[i + 1].partition != pf->partition)
+			continue;
+		if (pf->day >= o->before_day)
+			continue;
+		if (!o->dry_run) {
+			if (afd >= 0) {
+				if (renameat(t->dirfd, pf->name, afd, pf->name) < 0 &&
+				    (errno != EXDEV ||
+				    copy_file(t->dirfd, pf->name, afd) < 0 ||
+				    unlinkat(t->dirfd, pf->name, 0) < 0)) {
+					rc = tmq_fail_errno(e, "%s: cannot archive "
+					    "%s", t->name, pf->name);
+					break;
+				}
+			} else if (unlinkat(t->dirfd, pf->name, 0) < 0 &&
+			    errno != ENOENT) {
+				rc = tmq_fail_errno(e, "%s: cannot remove %s",
+				    t->name, pf->name);
+				break;
+			}
+		}
+		if (o->each != NULL)
+			o->each(o->arg, pf);
+	}
+	if (afd >= 0)
+		close(afd);
+	free(files);
+	return rc;
+}

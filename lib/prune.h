@@ -1,0 +1,24 @@
+/* prune.h: retention: removing (or archiving) whole old day files. */
+#ifndef TMQ_PRUNE_H
+#define TMQ_PRUNE_H
+
+#include "error.h"
+#include "partfile.h"
+#include "topic.h"
+
+struct tmq_prune_opts {
+	unsigned before_day;	/* YYYYMMDD: files of days before it go */
+	const char *archive;	/* move them under archive/TOPIC/ instead */
+	int dry_run;
+	/* Called for each file pruned (or that would be). */
+	void (*each)(void *arg, const struct tmq_pfile *pf);
+	void *arg;
+};
+
+/* Prune t.  The newest file of each partition always stays, so producers
+ * (which only append to the newest) and offsets are never disturbed:
+ * offsets are in the names of the files that remain. */
+int tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
+    struct tmq_error *e);
+
+#endif
