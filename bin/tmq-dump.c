@@ -49,7 +49,7 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	struct tmq_error e;
 	struct tmq_msg m;
 	char buf[48], key[TMQ_KEY_MAX_BYTES];
-	const char *why = l->problem;
+	const char *why = l->problem, *ty;
 	size_t n;
 
 	m.offset = l->offset;
@@ -78,8 +78,10 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	n = tmq_key_format(t->key_width, m.key, key);
 	tmq_escape_terminal(stdout, (const unsigned char *)key, n);
 	tmq_ts_iso(m.ts, buf, sizeof buf);
-	printf(" time=%s type=%s size=%zu/%zu payload=", buf,
-	    tmq_type_name(t, &m), l->n + 1, m.payload.len);
+	printf(" time=%s type=", buf);
+	ty = tmq_type_name(t, &m);
+	tmq_escape_terminal(stdout, (const unsigned char *)ty, strlen(ty));
+	printf(" size=%zu/%zu payload=", l->n + 1, m.payload.len);
 	tmq_escape_terminal(stdout, m.payload.data, m.payload.len);
 	putchar('\n');
 	return 0;
@@ -169,11 +171,21 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 	int fd, rc;
 	struct tmq_error e;
 
-	if (strchr(arg, '/') == NULL || stat(arg, &st) < 0 || !S_ISREG(st.st_mode))
+	if (strchr(arg, '/') == NULL)
 		return dump_topic(d, rootfd, arg, NULL);
-	/* ROOT/TOPIC, resolved, so that "./FILE" names its topic too. */
+	if (stat(arg, &st) < 0) {
+		tmq_warn(&cmd, "%s: %s", arg, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		tmq_warn(&cmd, "%s: not a partition file or topic directory", arg);
+		return -1;
+	}
+	/* ROOT/TOPIC, resolved, so that "./FILE" names its topic too; a
+	 * directory operand is a topic directory, ROOT/TOPIC itself. */
 	c1 = strdup(arg);
-	c2 = c1 != NULL ? realpath(dirname(c1), NULL) : NULL;
+	c2 = c1 != NULL ? realpath(S_ISDIR(st.st_mode) ? c1 : dirname(c1),
+	    NULL) : NULL;
 	dir = c2 != NULL ? strdup(c2) : NULL;
 	if (dir == NULL) {
 		tmq_warn(&cmd, "%s: %s", arg, strerror(errno));
@@ -189,7 +201,7 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 	} else {
 		char *base = strrchr(arg, '/') + 1;
 
-		rc = dump_topic(d, fd, topic, base);
+		rc = dump_topic(d, fd, topic, S_ISDIR(st.st_mode) ? NULL : base);
 		close(fd);
 	}
 	free(c1);

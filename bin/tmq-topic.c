@@ -215,8 +215,12 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	printf("partitions: %u\n", t->partitions);
 	printf("types:      ");
 	for (i = 0; i < t->ntypes; i++)
-		if (t->types[i])
-			printf("%s%s", shown++ ? "," : "", t->types[i]);
+		if (t->types[i]) {
+			fputs(shown++ ? "," : "", stdout);
+			tmq_escape_terminal(stdout,
+			    (const unsigned char *)t->types[i],
+			    strlen(t->types[i]));
+		}
 	printf("%s\n", shown ? "" : "-");
 	printf("messages:   %llu\nbytes:      %llu\n\n",
 	    (unsigned long long)msgs, (unsigned long long)bytes);

@@ -128,16 +128,25 @@ int
 tmq_consumer_add(struct tmq_consumer *c, int rootfd, const char *name,
     const unsigned *parts, unsigned nparts, struct tmq_error *e)
 {
-	size_t ti;
-	unsigned i;
+	size_t ti, k;
+	unsigned i, p;
 
 	if (tmq_consumer_add_topic(c, rootfd, name, &ti, e) < 0)
 		return -1;
 	if (parts == NULL)
 		nparts = c->topics[ti].partitions;
-	for (i = 0; i < nparts; i++)
-		if (tmq_consumer_add_source(c, ti, parts ? parts[i] : i, e) < 0)
+	for (i = 0; i < nparts; i++) {
+		p = parts ? parts[i] : i;
+		/* A partition named twice (-P 0,0, or the topic twice) is
+		 * read once: a second source would print each message twice. */
+		for (k = 0; k < c->nsrc; k++)
+			if (c->src[k].topic == ti && c->src[k].partition == p)
+				break;
+		if (k < c->nsrc)
+			continue;
+		if (tmq_consumer_add_source(c, ti, p, e) < 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* groupmsg.c: group message bodies (see groupmsg.h).  Tags are unsigned
  * 64-bit and exceed 2^63, which json-c keeps exact as uint64. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 	int rc = -1;
 
 	m->kind = k;
+	m->tag = 0;
+	m->end = 0;
 	m->own = m->parts = NULL;
 	m->commits = NULL;
 	m->nown = m->nparts = m->ncommits = 0;
@@ -115,6 +118,10 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 		if (get_field(o, "timestamp", json_type_double, &f, e) < 0)
 			goto bad;
 		m->end = json_object_get_double(f);
+		if (!isfinite(m->end)) {
+			tmq_fail(e, "bad \"timestamp\"");
+			goto bad;
+		}
 		break;
 	case TMQ_G_REBALOFFER:
 		if (get_parts(o, "own", &m->own, &m->nown, e) < 0 ||

@@ -57,7 +57,9 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	size_t kch = tmq_key_chars(key_width), hdr, raw, room, z, need;
 	unsigned char *comp;
 
-	if (p->len > TMQ_PAYLOAD_MAX)
+	/* The markers count: the reader bounds what the line inflates to. */
+	if (p->len + (p->type == TMQ_TEXT ? 0 : p->type == TMQ_BYTES ? 1 : 3) >
+	    TMQ_PAYLOAD_MAX)
 		return tmq_fail(e, "payload is %zu bytes, over the %u-byte limit",
 		    p->len, TMQ_PAYLOAD_MAX);
 	raw = p->len + 3;

@@ -7,8 +7,8 @@
 /* The root: opt (-d/--root) if set, else $TMQ_ROOT, else
  * ${XDG_DATA_HOME:-$HOME/.local/share}/tmq.  Returns a malloc'd path. */
 int tmq_root_path(const char *opt, char **path, struct tmq_error *e);
-/* Open the root directory; with create, make it (and, for the default
- * root only, its parents) when missing. */
+/* Open the root directory; with create, make it and its parents when
+ * missing (as mkdir -p). */
 int tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e);
 
 #endif

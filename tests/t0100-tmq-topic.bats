@@ -1,0 +1,585 @@
+#!/usr/bin/env bats
+# t0100-tmq-topic: tmq-topic create, list, info, partition and delete: the
+# definitions it writes, what it refuses (message and exit status), its
+# figures on the reference root, and the library's key -> partition map for
+# every row of vectors/partitions.tsv.
+
+load test_helper
+
+twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$1" "$2"
+}
+
+# --- create ---------------------------------------------------------------
+
+@test "create: defaults to u16 keys, one partition, no types" {
+	[ ! -e "$TMQ_ROOT" ]	# the first create makes the root
+	run --separate-stderr tmq-topic create events
+	assert_success
+	assert_output ""
+	assert_stderr ""
+	[ -d "$TMQ_ROOT/events" ]
+	[ -f "$TMQ_ROOT/events.twc" ]
+	run twc_field "$TMQ_ROOT/events.twc" 'd'
+	assert_output '{"key_width": 2, "message_types": {}, "partitions": 1}'
+	# no temporary file is left behind
+	run ls -A "$TMQ_ROOT"
+	assert_output $'events\nevents.twc'
+}
+
+@test "create: -k, -p and -t" {
+	run --separate-stderr tmq-topic create -k char8 -p 3 -t Order,Refund orders
+	assert_success
+	assert_stderr ""
+	run twc_field "$TMQ_ROOT/orders.twc" 'd'
+	assert_output '{"key_width": -8, "message_types": {"Order": 0, "Refund": 1}, "partitions": 3}'
+}
+
+@test "create: long options" {
+	run --separate-stderr tmq-topic create --key-type u64 --partitions 65536 --types A events
+	assert_success
+	run twc_field "$TMQ_ROOT/events.twc" '[d["key_width"], d["partitions"], d["message_types"]]'
+	assert_output '[8, 65536, {"A": 0}]'
+}
+
+@test "create: every key type has its key_width" {
+	local kt
+	for kt in u8:1 u16:2 u32:4 u64:8 char1:-1 char3:-3 char40:-40 char3000:-3000; do
+		tmq-topic create -k "${kt%%:*}" "t_${kt%%:*}"
+		run twc_field "$TMQ_ROOT/t_${kt%%:*}.twc" 'd["key_width"]'
+		assert_output "${kt#*:}"
+	done
+}
+
+@test "create: refuses an existing topic" {
+	tmq-topic create -p 2 events
+	run --separate-stderr tmq-topic create events
+	assert_fails_with "tmq-topic: events: topic exists"
+	assert_output ""
+	run twc_field "$TMQ_ROOT/events.twc" 'd["partitions"]'
+	assert_output 2
+}
+
+@test "create: refuses a name whose directory exists" {
+	mkdir -p "$TMQ_ROOT/events"
+	run --separate-stderr tmq-topic create events
+	assert_fails_with "tmq-topic: events: topic exists"
+	[ ! -e "$TMQ_ROOT/events.twc" ]
+}
+
+@test "create: refuses bad names" {
+	local long
+	long=$(printf 'a%.0s' {1..256})
+	run --separate-stderr tmq-topic create a/b
+	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
+	run --separate-stderr tmq-topic create ..
+	assert_fails_with "tmq-topic: '..': bad topic name"
+	run --separate-stderr tmq-topic create .
+	assert_fails_with "tmq-topic: '.': bad topic name"
+	run --separate-stderr tmq-topic create -- -x
+	assert_fails_with "tmq-topic: '-x': bad topic name (must not begin with '-')"
+	run --separate-stderr tmq-topic create -- --group--x
+	assert_fails_with "tmq-topic: '--group--x': bad topic name (must not begin with '-')"
+	run --separate-stderr tmq-topic create "$long"
+	assert_fails_with "tmq-topic: '$(printf 'a%.0s' {1..64})...': topic name too long (256 bytes, at most 251)"
+	run --separate-stderr tmq-topic create ''
+	assert_fails_with "tmq-topic: empty topic name"
+	run --separate-stderr tmq-topic create 'a b'
+	assert_fails_with "tmq-topic: 'a b': bad topic name (use letters, digits, '_', '.' and '-')"
+	run --separate-stderr tmq-topic create $'caf\xc3\xa9'
+	assert_fails_with "tmq-topic: 'caf"$'\xc3\xa9'"': bad topic name (use letters, digits, '_', '.' and '-')"
+	# nothing was made, not even the root
+	[ ! -e "$TMQ_ROOT" ]
+}
+
+@test "create: the longest name (251 bytes) works, 252 does not" {
+	local n251 n252
+	n251=$(printf 'n%.0s' {1..251})
+	n252=${n251}n
+	run --separate-stderr tmq-topic create "$n251"
+	assert_success
+	assert_stderr ""
+	[ -f "$TMQ_ROOT/$n251.twc" ]
+	run --separate-stderr tmq-topic create "$n252"
+	assert_fails_with "tmq-topic: '$(printf 'n%.0s' {1..64})...': topic name too long (252 bytes, at most 251)"
+	run tmq-topic list
+	assert_output "$n251"
+}
+
+@test "create: refuses bad key types" {
+	local kt
+	for kt in u7 U16 i32 char char0 char08 char3001 ''; do
+		run --separate-stderr tmq-topic create -k "$kt" events
+		assert_fails_with "tmq-topic: '$kt': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)"
+	done
+	[ ! -e "$TMQ_ROOT/events.twc" ]
+}
+
+@test "create: -p out of range is a usage error" {
+	run --separate-stderr tmq-topic create -p 0 events
+	assert_usage_error tmq-topic "-p: '0': out of range (1 to 65536)"
+	run --separate-stderr tmq-topic create -p 65537 events
+	assert_usage_error tmq-topic "-p: '65537': out of range (1 to 65536)"
+	run --separate-stderr tmq-topic create -p 18446744073709551616 events
+	assert_usage_error tmq-topic "-p: '18446744073709551616': number too large"
+	run --separate-stderr tmq-topic create -p -1 events
+	assert_usage_error tmq-topic "-p: '-1': not a number"
+	run --separate-stderr tmq-topic create -p 2x events
+	assert_usage_error tmq-topic "-p: '2x': not a number"
+	[ ! -e "$TMQ_ROOT/events.twc" ]
+}
+
+@test "create: refuses a type given twice" {
+	run --separate-stderr tmq-topic create -t A,B,A events
+	assert_fails_with "tmq-topic: type 'A' given twice"
+	[ ! -e "$TMQ_ROOT/events.twc" ]
+	[ ! -e "$TMQ_ROOT/events" ]
+}
+
+# --- usage ----------------------------------------------------------------
+
+@test "usage errors: missing or unknown command, operands, options" {
+	run --separate-stderr tmq-topic
+	assert_usage_error tmq-topic "missing command (create, list, info, partition, prune or delete)"
+	run --separate-stderr tmq-topic frob
+	assert_usage_error tmq-topic "'frob': unknown command"
+	run --separate-stderr tmq-topic create
+	assert_usage_error tmq-topic "create: missing topic name"
+	run --separate-stderr tmq-topic info
+	assert_usage_error tmq-topic "info: missing topic name"
+	run --separate-stderr tmq-topic info a b
+	assert_usage_error tmq-topic "info: too many operands"
+	run --separate-stderr tmq-topic delete a b
+	assert_usage_error tmq-topic "delete: too many operands"
+	run --separate-stderr tmq-topic list x
+	assert_usage_error tmq-topic "list takes no operands"
+	run --separate-stderr tmq-topic --bogus list
+	assert_usage_error tmq-topic "unrecognized option '--bogus'"
+	run --separate-stderr tmq-topic -k
+	assert_usage_error tmq-topic "option requires an argument -- 'k'"
+}
+
+@test "-h and --help print the usage on stdout" {
+	local opt
+	for opt in -h --help; do
+		run --separate-stderr tmq-topic "$opt"
+		assert_success
+		assert_stderr ""
+		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...]"
+		assert_line --index 1 "       tmq-topic list [-l] [--json]"
+		assert_line --partial -- "-k, --key-type TYPE"
+		assert_line --partial -- "-y, --yes"
+		assert_line --partial -- "--json"
+		assert_line --partial -- "-d, --root DIR"
+	done
+	# -h wins over everything else, and touches nothing
+	run --separate-stderr tmq-topic create -h events
+	assert_success
+	[ ! -e "$TMQ_ROOT" ]
+}
+
+@test "-V prints the version" {
+	run --separate-stderr tmq-topic -V
+	assert_success
+	assert_stderr ""
+	assert_output --regexp '^tmq-topic \(tmq\) [0-9]+\.[0-9]+'
+	run --separate-stderr tmq-topic --version
+	assert_success
+	assert_output --regexp '^tmq-topic \(tmq\) [0-9]+\.[0-9]+'
+}
+
+# --- the root -------------------------------------------------------------
+
+@test "-d and --root override TMQ_ROOT" {
+	run --separate-stderr tmq-topic -d "$BATS_TEST_TMPDIR/other" create events
+	assert_success
+	[ -f "$BATS_TEST_TMPDIR/other/events.twc" ]
+	[ ! -e "$TMQ_ROOT" ]
+	run --separate-stderr tmq-topic --root="$BATS_TEST_TMPDIR/other" list
+	assert_output "events"
+	run --separate-stderr tmq-topic list
+	assert_fails_with "tmq-topic: $TMQ_ROOT: no such root (create a topic first, or use -d DIR)"
+}
+
+@test "without TMQ_ROOT: \$XDG_DATA_HOME/tmq, else ~/.local/share/tmq" {
+	run --separate-stderr env -u TMQ_ROOT XDG_DATA_HOME="$BATS_TEST_TMPDIR/xdg" tmq-topic create events
+	assert_success
+	[ -f "$BATS_TEST_TMPDIR/xdg/tmq/events.twc" ]
+	run --separate-stderr env -u TMQ_ROOT -u XDG_DATA_HOME HOME="$BATS_TEST_TMPDIR/home" tmq-topic create events
+	assert_success
+	[ -f "$BATS_TEST_TMPDIR/home/.local/share/tmq/events.twc" ]
+}
+
+# --- list -----------------------------------------------------------------
+
+@test "list: topics, sorted, never groups" {
+	tmq-topic create zeta
+	tmq-topic create alpha
+	tmq-topic create m.i-d_1
+	# a group, and what a create in progress leaves
+	printf '{"key_width": 4, "partitions": 1, "message_types": {}}' >"$TMQ_ROOT/--group--g.twc"
+	mkdir "$TMQ_ROOT/--group--g"
+	: >"$TMQ_ROOT/.x.twc.123"
+	: >"$TMQ_ROOT/notes.txt"
+	run --separate-stderr tmq-topic list
+	assert_success
+	assert_stderr ""
+	assert_output $'alpha\nm.i-d_1\nzeta'
+}
+
+@test "list: an empty root lists nothing" {
+	mkdir -p "$TMQ_ROOT"
+	run --separate-stderr tmq-topic list
+	assert_success
+	assert_output ""
+	run --separate-stderr tmq-topic list --json
+	assert_success
+	assert_output "[]"
+}
+
+@test "list -l: key type, partitions, messages and bytes" {
+	tmq-topic create -k char8 -p 3 beta
+	tmq-topic create alpha
+	tmq_write_line "$TMQ_ROOT/alpha" 0-20261125_0.tmf 2 1 1795597320.08 one
+	tmq_write_line "$TMQ_ROOT/alpha" 0-20261125_0.tmf 2 2 1795597321 two
+	tmq_write_line "$TMQ_ROOT/alpha" 0-20261126_2.tmf 2 3 1795683721 three
+	local bytes
+	bytes=$(cat "$TMQ_ROOT"/alpha/*.tmf | wc -c)
+	run --separate-stderr tmq-topic list -l
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 "$(printf '%-24s %-8s %4u %12u %14u' alpha u16 1 3 "$bytes")"
+	assert_line --index 1 "$(printf '%-24s %-8s %4u %12u %14u' beta char8 3 0 0)"
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "list --json" {
+	tmq-topic create -k u64 -p 8 beta
+	tmq-topic create alpha
+	tmq_write_line "$TMQ_ROOT/alpha" 0-20261125_0.tmf 2 1 1795597320.08 one
+	local bytes
+	bytes=$(cat "$TMQ_ROOT"/alpha/*.tmf | wc -c)
+	run --separate-stderr tmq-topic list --json
+	assert_success
+	assert_stderr ""
+	run python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]), sort_keys=True))' "$output"
+	assert_output '[{"bytes": '"$bytes"', "key_type": "u16", "messages": 1, "name": "alpha", "partitions": 1}, {"bytes": 0, "key_type": "u64", "messages": 0, "name": "beta", "partitions": 8}]'
+}
+
+@test "list on the reference root" {
+	require_vectors
+	run --separate-stderr tmq-topic -d "$VECTORS/root" list
+	assert_success
+	assert_output $'char3t\nchar8t\none\ntyped\nu16t\nu32t\nu64t\nu8t'
+	run --separate-stderr tmq-topic -d "$VECTORS/root" list -l
+	assert_success
+	assert_line --index 3 "$(printf '%-24s %-8s %4u %12u %14u' typed u32 3 47 2852)"
+}
+
+# --- info -----------------------------------------------------------------
+
+@test "info: a new topic" {
+	tmq-topic create -k char8 -p 2 -t Order,Refund orders
+	run --separate-stderr tmq-topic info orders
+	assert_success
+	assert_stderr ""
+	local header
+	header=$(printf '%-9s %-28s %12s %12s %12s  %-24s  %s' PARTITION FILE FIRST END BYTES FIRST-TIME LAST-TIME)
+	assert_output "topic:      orders
+key type:   char8
+partitions: 2
+types:      Order,Refund
+messages:   0
+bytes:      0
+
+$header
+$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 0 - 0 0 0 - -)
+$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
+}
+
+@test "info: files, offsets and times" {
+	tmq-topic create -p 2 events
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597320.08 one
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597321.5 two
+	tmq_write_line "$TMQ_ROOT/events" 0-20261126_2.tmf 2 1 1795683721 three
+	local b1 b2
+	b1=$(wc -c <"$TMQ_ROOT/events/0-20261125_0.tmf")
+	b2=$(wc -c <"$TMQ_ROOT/events/0-20261126_2.tmf")
+	run --separate-stderr tmq-topic info events
+	assert_success
+	assert_line --index 1 "key type:   u16"
+	assert_line --index 3 "types:      -"
+	assert_line --index 4 "messages:   3"
+	assert_line --index 5 "bytes:      $((b1 + b2))"
+	assert_line --index 7 "$(printf '%-9u %-28s %12llu %12llu %12llu  %-24s  %s' 0 0-20261125_0.tmf 0 2 "$b1" 2026-11-25T09:02:00.080Z 2026-11-25T09:02:01.500Z)"
+	assert_line --index 8 "$(printf '%-9u %-28s %12llu %12llu %12llu  %-24s  %s' 0 0-20261126_2.tmf 2 3 "$b2" 2026-11-26T09:02:01.000Z 2026-11-26T09:02:01.000Z)"
+	assert_line --index 9 "$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
+}
+
+@test "info --json" {
+	tmq-topic create -p 2 -t 'Order,Re"fund' events
+	tmq_write_line "$TMQ_ROOT/events" 1-20261125_0.tmf 2 7 1795597320.08 one
+	tmq_write_line "$TMQ_ROOT/events" 1-20261125_0.tmf 2 7 1795597321.5 two
+	local b
+	b=$(wc -c <"$TMQ_ROOT/events/1-20261125_0.tmf")
+	run --separate-stderr tmq-topic info --json events
+	assert_success
+	assert_stderr ""
+	run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+want = {"name": "events", "key_type": "u16", "key_width": 2,
+        "partitions": [
+            {"partition": 0, "first": 0, "end": 0, "bytes": 0, "files": []},
+            {"partition": 1, "first": 0, "end": 2, "bytes": int(sys.argv[2]),
+             "files": [{"name": "1-20261125_0.tmf", "first": 0, "end": 2,
+                        "bytes": int(sys.argv[2]),
+                        "first_timestamp": 1795597320.08,
+                        "last_timestamp": 1795597321.5}]}],
+        "types": ["Order", "Re\"fund"]}
+if d != want:
+    sys.exit("got  %r\nwant %r" % (d, want))
+' "$output" "$b"
+	assert_success
+}
+
+@test "info: a definition with a gap in its type indices" {
+	mkdir -p "$TMQ_ROOT/gap"
+	printf '{"key_width": 2, "partitions": 1, "message_types": {"B": 1}, "extra": true}' >"$TMQ_ROOT/gap.twc"
+	run --separate-stderr tmq-topic info gap
+	assert_success
+	assert_line --index 3 "types:      B"
+	run --separate-stderr tmq-topic info --json gap
+	assert_success
+	run python3 -c 'import json, sys; print(json.loads(sys.argv[1])["types"])' "$output"
+	assert_output "['B']"
+}
+
+@test "info on the reference root" {
+	require_vectors
+	run --separate-stderr tmq-topic -d "$VECTORS/root" info typed
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 "topic:      typed"
+	assert_line --index 1 "key type:   u32"
+	assert_line --index 2 "partitions: 3"
+	assert_line --index 3 "types:      Order,Refund"
+	assert_line --index 4 "messages:   47"
+	assert_line --index 5 "bytes:      2852"
+	assert_line --regexp '^0 +0-20261125_0\.tmf +0 +3 +191  2026-11-25T09:02:00\.080Z  2026-11-25T09:02:04\.580Z$'
+	assert_line --regexp '^2 +2-20261128_10\.tmf +10 +13 '
+	[ "${#lines[@]}" -eq 16 ]
+	run --separate-stderr tmq-topic -d "$VECTORS/root" info --json typed
+	assert_success
+	run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert len(d["partitions"]) == 3, d
+f = d["partitions"][0]["files"][0]
+assert (f["name"], f["first"], f["end"], f["bytes"]) == ("0-20261125_0.tmf", 0, 3, 191), f
+assert f["first_timestamp"] == 1795597320.08, f
+assert sum(p["end"] - p["first"] for p in d["partitions"]) == 47
+assert d["types"] == ["Order", "Refund"]
+' "$output"
+	assert_success
+}
+
+@test "info on a group of the reference root" {
+	require_vectors
+	run --separate-stderr tmq-topic -d "$VECTORS/root" info -- --group--workers
+	assert_success
+	assert_line --index 0 "topic:      --group--workers"
+	assert_line --index 1 "key type:   u32"
+	assert_line --index 3 "types:      ~~TWAIN~~JOINED,~~TWAIN~~ABORTJOIN,~~TWAIN~~REBALOFFER,~~TWAIN~~REBALCONFIRM,~~TWAIN~~BEGINREBAL,~~TWAIN~~ENDREBAL,~~TWAIN~~COMMIT"
+}
+
+@test "info: no such topic, bad name, corrupt definition" {
+	mkdir -p "$TMQ_ROOT"
+	run --separate-stderr tmq-topic info events
+	assert_fails_with "tmq-topic: events: no such topic"
+	assert_output ""
+	run --separate-stderr tmq-topic info -- --group--g
+	assert_fails_with "tmq-topic: g: no such group"
+	run --separate-stderr tmq-topic info a/b
+	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
+	mkdir "$TMQ_ROOT/bad"
+	echo 'not json' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with "tmq-topic: bad: corrupt bad.twc: definition is not valid JSON"
+	printf '{"key_width": 3, "partitions": 1}' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with "tmq-topic: bad: corrupt bad.twc: bad key_width 3"
+	printf '{"key_width": 2, "partitions": 0}' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with "tmq-topic: bad: corrupt bad.twc: bad partitions 0 (1 to 65536)"
+	printf '{"key_width": 2}' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with 'tmq-topic: bad: corrupt bad.twc: missing "partitions"'
+	printf '{"key_width": 2, "partitions": 1}' >"$TMQ_ROOT/nodir.twc"
+	run --separate-stderr tmq-topic info nodir
+	assert_fails_with "tmq-topic: nodir: topic directory is missing"
+}
+
+# --- partition ------------------------------------------------------------
+
+@test "partition: the examples of SPEC.md" {
+	tmq-topic create -p 4 u16x4
+	tmq-topic create -k char8 -p 3 c8x3
+	run --separate-stderr tmq-topic partition u16x4 42
+	assert_success
+	assert_stderr ""
+	assert_output 2
+	run --separate-stderr tmq-topic partition c8x3 abc
+	assert_success
+	assert_output 1
+}
+
+@test "partition: several keys, one answer a line" {
+	tmq-topic create -p 4 ev
+	run --separate-stderr tmq-topic partition ev 42 0 65535
+	assert_success
+	assert_output $'2\n0\n1'
+}
+
+@test "partition: one partition puts every key in 0" {
+	tmq-topic create -k u64 one
+	run --separate-stderr tmq-topic partition one 0 18446744073709551615
+	assert_success
+	assert_output $'0\n0'
+}
+
+@test "partition: keys from stdin, one a line" {
+	tmq-topic create -p 4 ev
+	run --separate-stderr tmq-topic partition ev < <(printf '42\n0\n65535\n')
+	assert_success
+	assert_output $'2\n0\n1'
+	# the last key may lack its newline
+	run --separate-stderr tmq-topic partition ev < <(printf '42\n0')
+	assert_output $'2\n0'
+	# no keys, no output
+	run --separate-stderr tmq-topic partition ev </dev/null
+	assert_success
+	assert_output ""
+}
+
+@test "partition -0: keys from stdin, NUL-terminated" {
+	tmq-topic create -k char8 -p 100 ev
+	local want
+	want=$(tmq-topic partition ev abc 'a b' $'new\nline')
+	run --separate-stderr tmq-topic partition -0 ev < <(printf 'abc\0a b\0new\nline\0')
+	assert_success
+	assert_output "$want"
+	[ "${#lines[@]}" -eq 3 ]
+	run --separate-stderr tmq-topic --null partition ev < <(printf 'abc\0a b')
+	assert_success
+	assert_output "$(tmq-topic partition ev abc 'a b')"
+}
+
+@test "partition: bad keys fail with the key's message, exit 1" {
+	tmq-topic create -p 4 ev
+	tmq-topic create -k char3 -p 4 c3
+	run --separate-stderr tmq-topic partition ev 65536
+	assert_fails_with "tmq-topic: ev: key '65536' out of range for u16 (0 to 65535)"
+	assert_output ""
+	run --separate-stderr tmq-topic partition ev x
+	assert_fails_with "tmq-topic: ev: key 'x' is not an unsigned integer"
+	run --separate-stderr tmq-topic partition ev ''
+	assert_fails_with "tmq-topic: ev: empty key"
+	run --separate-stderr tmq-topic partition c3 abcd
+	assert_fails_with "tmq-topic: c3: key 'abcd' is 4 bytes, wider than char3"
+	run --separate-stderr tmq-topic partition c3 $'\xff'
+	assert_fails_with "tmq-topic: c3: key is not valid UTF-8"
+	# good keys are still answered; the bad one is named by its number
+	run --separate-stderr tmq-topic partition ev 42 x 0
+	assert_fails_with "tmq-topic: ev: key 'x' is not an unsigned integer"
+	assert_output $'2\n0'
+	run --separate-stderr tmq-topic partition ev < <(printf '42\n-1\n0\n')
+	assert_fails_with "tmq-topic: ev: key 2: key '-1' is not an unsigned integer"
+	assert_output $'2\n0'
+	run --separate-stderr tmq-topic partition -0 c3 < <(printf 'a\0b\0c\0')
+	assert_success
+	run --separate-stderr tmq-topic partition -0 c3 < <(printf 'a\0a\nb\0')
+	assert_success
+	run --separate-stderr tmq-topic partition c3 < <(printf 'a\nabcd\n')
+	assert_fails_with "tmq-topic: c3: key 2: key 'abcd' is 4 bytes, wider than char3"
+}
+
+@test "partition: no such topic" {
+	mkdir -p "$TMQ_ROOT"
+	run --separate-stderr tmq-topic partition ev 1
+	assert_fails_with "tmq-topic: ev: no such topic"
+	assert_output ""
+}
+
+@test "partition: every row of vectors/partitions.tsv" {
+	require_vectors
+	# One topic per (key type, partitions) pair, all its keys at once.
+	run python3 - "$VECTORS/partitions.tsv" <<'EOF'
+import subprocess, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1], encoding="utf-8")][1:]
+pairs = {}
+for kt, key, parts, want in rows:
+    pairs.setdefault((kt, parts), []).append((key, want))
+bad = 0
+for (kt, parts), cases in sorted(pairs.items()):
+    name = "%s_%s" % (kt, parts)
+    subprocess.run(["tmq-topic", "create", "-k", kt, "-p", parts, name], check=True)
+    keys = "".join(k + "\0" for k, _ in cases).encode("utf-8")
+    out = subprocess.run(["tmq-topic", "partition", "-0", name], input=keys,
+                         stdout=subprocess.PIPE, check=True).stdout.decode().split()
+    for (key, want), got in zip(cases, out):
+        if got != want:
+            bad += 1
+            print("%s key %r among %s: got %s, want %s" % (kt, key, parts, got, want))
+    if len(out) != len(cases):
+        bad += 1
+        print("%s: %d answers for %d keys" % (name, len(out), len(cases)))
+print("%d rows, %d pairs, %d wrong" % (len(rows), len(pairs), bad))
+sys.exit(1 if bad or len(rows) < 3000 else 0)
+EOF
+	assert_success
+	assert_output "3000 rows, 108 pairs, 0 wrong"
+}
+
+# --- delete ---------------------------------------------------------------
+
+@test "delete --yes removes the definition and the directory" {
+	tmq-topic create -p 2 events
+	tmq-topic create other
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597320.08 one
+	mkdir "$TMQ_ROOT/events/.tmq"
+	: >"$TMQ_ROOT/events/.tmq/index"
+	run --separate-stderr tmq-topic delete --yes events
+	assert_success
+	assert_output ""
+	assert_stderr ""
+	[ ! -e "$TMQ_ROOT/events.twc" ]
+	[ ! -e "$TMQ_ROOT/events" ]
+	run tmq-topic list
+	assert_output "other"
+	run --separate-stderr tmq-topic delete -y other
+	assert_success
+	[ ! -e "$TMQ_ROOT/other.twc" ]
+}
+
+@test "delete without --yes and without a terminal refuses" {
+	command -v setsid >/dev/null || skip "setsid is needed to run without a terminal"
+	tmq-topic create events
+	run --separate-stderr setsid -w tmq-topic delete events </dev/null
+	assert_fails_with "tmq-topic: no terminal to confirm on: use --yes"
+	assert_output ""
+	[ -f "$TMQ_ROOT/events.twc" ]
+	[ -d "$TMQ_ROOT/events" ]
+}
+
+@test "delete: no such topic, bad names" {
+	mkdir -p "$TMQ_ROOT"
+	run --separate-stderr tmq-topic delete --yes events
+	assert_fails_with "tmq-topic: events: no such topic"
+	run --separate-stderr tmq-topic delete --yes ..
+	assert_fails_with "tmq-topic: '..': bad topic name"
+	run --separate-stderr tmq-topic delete --yes -- --group--g
+	assert_fails_with "tmq-topic: '--group--g': bad topic name (must not begin with '-')"
+	run --separate-stderr tmq-topic delete --yes a/b
+	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
+}

@@ -1,0 +1,133 @@
+# test_helper.bash: what every tests/t*.bats file loads first.
+#
+# - bats-support and bats-assert (from $BATS_LIB_PATH, /usr/lib/bats, ...);
+# - the tools under test first on PATH: $TMQ_BIN (make check sets it),
+#   else the bin/ beside tests/;
+# - a fresh, empty root for each test: $TMQ_ROOT under $BATS_TEST_TMPDIR;
+# - VECTORS, the reference vectors ($TMQ_VECTORS, else
+#   $TMQ_SRCDIR/../shared/vectors, else ../../shared/vectors from here), and
+#   require_vectors, which skips a test when they are absent;
+# - tmq_encode_line / tmq_write_line, which write message lines with Python
+#   exactly as SPEC.md 2 describes, independently of the tools;
+# - assert_stderr and assert_usage_error for the tools' messages.
+
+bats_require_minimum_version 1.5.0
+
+_tmq_load_lib() {
+	local name=$1 dir
+	local IFS=:
+	for dir in ${BATS_LIB_PATH-} /usr/lib/bats /usr/local/lib/bats \
+	    /usr/share/bats "$BATS_TEST_DIRNAME/test_helper"; do
+		if [ -f "$dir/$name/load.bash" ]; then
+			load "$dir/$name/load"
+			return 0
+		fi
+	done
+	printf '%s not found (install bats-support and bats-assert, or set BATS_LIB_PATH)\n' \
+	    "$name" >&2
+	return 1
+}
+_tmq_load_lib bats-support || exit 1
+_tmq_load_lib bats-assert || exit 1
+
+TMQ_BIN=${TMQ_BIN:-$BATS_TEST_DIRNAME/../bin}
+PATH=$TMQ_BIN:$PATH
+export TMQ_BIN PATH
+
+if [ -n "${TMQ_VECTORS-}" ]; then
+	VECTORS=$TMQ_VECTORS
+elif [ -n "${TMQ_SRCDIR-}" ]; then
+	VECTORS=$TMQ_SRCDIR/../shared/vectors
+else
+	VECTORS=$BATS_TEST_DIRNAME/../../shared/vectors
+fi
+
+setup() {
+	export TMQ_ROOT="$BATS_TEST_TMPDIR/root"
+	unset XDG_DATA_HOME
+}
+
+require_vectors() {
+	if [ ! -f "$VECTORS/expected.jsonl" ] || [ ! -d "$VECTORS/root" ]; then
+		skip "reference vectors not found at $VECTORS (set TMQ_VECTORS)"
+	fi
+}
+
+# A copy of the vectors' root that a test may change.
+copy_vectors_root() {
+	require_vectors
+	cp -R "$VECTORS/root" "$1"
+	chmod -R u+w "$1"
+}
+
+# tmq_encode_line KEYWIDTH KEY TS PAYLOAD [KIND]
+# Print one message line, newline included.  KEYWIDTH is the .twc's
+# key_width (1, 2, 4, 8, -N) or a key type (u16, char8).  KIND is text (the
+# default; PAYLOAD is the text), bytes (PAYLOAD in hex) or typed:INDEX
+# (PAYLOAD is the JSON).
+tmq_encode_line() {
+	python3 - "$@" <<'EOF'
+import base64, struct, sys, zlib
+
+width, key, ts, payload = sys.argv[1:5]
+kind = sys.argv[5] if len(sys.argv) > 5 else "text"
+named = {"u8": 1, "u16": 2, "u32": 4, "u64": 8}
+if width in named:
+    width = named[width]
+elif width.startswith("char"):
+    width = -int(width[4:])
+else:
+    width = int(width)
+if width > 0:
+    kb = int(key).to_bytes(width, "big")
+else:
+    kb = key.encode("utf-8")
+    assert len(kb) <= -width, "key wider than the key type"
+    kb = kb.ljust(-width, b"\0")
+if kind == "text":
+    raw = payload.encode("utf-8", "surrogateescape")
+elif kind == "bytes":
+    raw = b"\xfc" + bytes.fromhex(payload)
+elif kind.startswith("typed:"):
+    raw = b"\xfb" + int(kind[6:]).to_bytes(2, "big") + payload.encode("utf-8")
+else:
+    sys.exit("tmq_encode_line: unknown kind " + kind)
+z = zlib.compressobj(9, zlib.DEFLATED, -15)
+body = z.compress(raw) + z.flush()
+line = (base64.b85encode(kb) + base64.b85encode(struct.pack(">d", float(ts)))
+        + base64.b85encode(body) + b"\n")
+sys.stdout.buffer.write(line)
+EOF
+}
+
+# tmq_write_line TOPICDIR FILE KEYWIDTH KEY TS PAYLOAD [KIND]
+# Append a valid message line to TOPICDIR/FILE (made when missing).
+tmq_write_line() {
+	local dir=$1 file=$2
+	shift 2
+	mkdir -p "$dir"
+	tmq_encode_line "$@" >>"$dir/$file"
+}
+
+# assert_stderr TEXT: stderr (from run --separate-stderr) is exactly TEXT.
+if ! declare -F assert_stderr >/dev/null; then
+	assert_stderr() {
+		assert_equal "$stderr" "$1"
+	}
+fi
+
+# assert_usage_error TOOL MESSAGE: the last run was a usage error: exit 2,
+# "TOOL: MESSAGE" and the --help hint on stderr, nothing on stdout.
+assert_usage_error() {
+	assert_equal "$status" 2
+	assert_equal "$stderr" "$1: $2
+Try '$1 --help' for more information."
+	assert_equal "$output" ""
+}
+
+# assert_fails_with MESSAGE: the last run failed with exit 1 and exactly
+# this one line on stderr.
+assert_fails_with() {
+	assert_equal "$status" 1
+	assert_equal "$stderr" "$1"
+}

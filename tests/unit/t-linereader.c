@@ -1,0 +1,428 @@
+/* t-linereader.c: lib/linereader, reading a partition across its day files
+ * in a scratch topic directory: offsets across files, a last line that is
+ * still being written (never returned half), an unterminated tail in an
+ * older file (returned with a problem; it takes its offset), seeking by
+ * offset (also before the first file), to the end and by time, and lines
+ * over the 64 KiB buffer (reported, with memory staying bounded). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linereader.h"
+#include "message.h"
+#include "tap.h"
+
+#define D25 1795564800.0	/* 2026-11-25T00:00:00Z */
+#define D26 (D25 + 86400)
+#define D27 (D26 + 86400)
+#define LR_BUFSZ (64 * 1024)	/* linereader.c's buffer */
+
+static struct tmq_codec codec;
+static int dirfd_;
+
+/* Append bytes to a file of the topic directory. */
+static void
+put(const char *name, const void *data, size_t n)
+{
+	int fd = openat(dirfd_, name, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+	if (fd < 0 || write(fd, data, n) != (ssize_t)n) {
+		perror(name);
+		exit(99);
+	}
+	close(fd);
+}
+
+/* A real line (u16 key, newline included) with this timestamp. */
+static const char *
+mkline(unsigned key, double ts, const char *text)
+{
+	static char lines[64][128];
+	static int next;
+	struct tmq_payload p = { TMQ_TEXT, 0, (const unsigned char *)text,
+	    strlen(text) };
+	unsigned char k[2] = { (unsigned char)(key >> 8), (unsigned char)key };
+	struct tmq_error e;
+	char *out = lines[next++ % 64];
+	long n;
+
+	n = tmq_line_encode(&codec, 2, k, ts, &p, out, 127, &e);
+	if (n < 0) {
+		diag("encode: %s", e.msg);
+		exit(99);
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void
+putline(const char *name, const char *line)
+{
+	put(name, line, strlen(line));
+}
+
+static void
+open_reader(struct tmq_linereader *r, unsigned partition)
+{
+	struct tmq_error e;
+
+	if (tmq_lr_open(r, dirfd_, partition, 2, &e) < 0) {
+		diag("open: %s", e.msg);
+		exit(99);
+	}
+}
+
+/* The next line must be this one (without its newline), at this offset. */
+static void
+next_is(struct tmq_linereader *r, const char *want, uint64_t offset,
+    const char *problem, const char *what)
+{
+	struct tmq_error e = { "" };
+	struct tmq_line l;
+	int rc;
+
+	rc = tmq_lr_next(r, &l, &e);
+	if (!is_int(rc, 1, "%s: a line", what)) {
+		if (rc < 0)
+			diag("error: %s", e.msg);
+		return;
+	}
+	is_u64(l.offset, offset, "%s: offset %llu", what,
+	    (unsigned long long)offset);
+	if (want != NULL)
+		is_mem(l.p, l.n, want, strlen(want) - (want[0] &&
+		    want[strlen(want) - 1] == '\n'), "%s: its text", what);
+	if (problem == NULL)
+		ok(l.problem == NULL, "%s: no problem (%s)", what,
+		    l.problem ? l.problem : "none");
+	else
+		is_str(l.problem, problem, "%s: problem", what);
+}
+
+static void
+next_none(struct tmq_linereader *r, const char *what)
+{
+	struct tmq_error e = { "" };
+	struct tmq_line l;
+
+	is_int(tmq_lr_next(r, &l, &e), 0, "%s: no line yet", what);
+}
+
+static void
+seek(struct tmq_linereader *r, uint64_t offset, uint64_t want_gap)
+{
+	struct tmq_error e = { "" };
+	uint64_t gap = 12345;
+
+	if (!is_int(tmq_lr_seek(r, offset, &gap, &e), 0, "seek to %llu",
+	    (unsigned long long)offset))
+		diag("error: %s", e.msg);
+	is_u64(gap, want_gap, "... gap_to is %llu", (unsigned long long)want_gap);
+}
+
+static void
+seek_time(struct tmq_linereader *r, double t)
+{
+	struct tmq_error e = { "" };
+
+	if (!is_int(tmq_lr_seek_time(r, t, &e), 0, "seek to time %.1f", t))
+		diag("error: %s", e.msg);
+}
+
+static void
+seek_end(struct tmq_linereader *r)
+{
+	struct tmq_error e = { "" };
+
+	if (!is_int(tmq_lr_seek_end(r, &e), 0, "seek to the end"))
+		diag("error: %s", e.msg);
+}
+
+/* Remove the scratch directory (flat, plus one subdirectory). */
+static void
+cleanup(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    unlinkat(dirfd(d), de->d_name, 0) < 0)
+			unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	closedir(d);
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	struct tmq_linereader r;
+	struct tmq_error e;
+	const char *tmp = getenv("TMPDIR"), *L[8], *line;
+	char dir[4096];
+	static char big[1536 * 1024];
+	size_t i;
+
+	if (tmq_codec_init(&codec, &e) < 0)
+		return 99;
+	snprintf(dir, sizeof dir, "%s/t-linereader.XXXXXX",
+	    tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir) == NULL || (dirfd_ = open(dir, O_RDONLY |
+	    O_DIRECTORY)) < 0) {
+		perror(dir);
+		return 99;
+	}
+
+	/* Partition 0: two day files, and names that are not partition files. */
+	for (i = 0; i < 8; i++)
+		L[i] = mkline((unsigned)i, D25 + (double)i, i % 2 ? "odd" : "even");
+	putline("0-20261125_0.tmf", L[0]);
+	putline("0-20261125_0.tmf", L[1]);
+	putline("0-20261125_0.tmf", L[2]);
+	putline("0-20261126_3.tmf", L[3]);
+	putline("0-20261126_3.tmf", L[4]);
+	put("0-junk", "x\n", 2);
+	put("0-20261127_9.tmf.tmp", "x\n", 2);
+	mkdirat(dirfd_, ".tmq", 0755);
+
+	open_reader(&r, 0);
+	is_int(r.nfiles, 2, "partition 0 has two files");
+	is_u64(tmq_lr_offset(&r), 0, "a new reader starts at offset 0");
+	next_is(&r, L[0], 0, NULL, "first line");
+	next_is(&r, L[1], 1, NULL, "second line");
+	next_is(&r, L[2], 2, NULL, "last line of the first file");
+	next_is(&r, L[3], 3, NULL, "first line of the second file");
+	next_is(&r, L[4], 4, NULL, "last line");
+	next_none(&r, "at the end");
+	is_u64(tmq_lr_offset(&r), 5, "the next offset is 5");
+
+	/* A last line with no newline yet is not a message yet. */
+	line = L[5];
+	put("0-20261126_3.tmf", line, 10);
+	next_none(&r, "first part of a line written");
+	put("0-20261126_3.tmf", line + 10, strlen(line) - 11);
+	next_none(&r, "all but the newline written");
+	is_u64(tmq_lr_offset(&r), 5, "the partial line took no offset");
+	put("0-20261126_3.tmf", "\n", 1);
+	next_is(&r, line, 5, NULL, "the line, once its newline is written");
+	next_none(&r, "after it");
+	tmq_lr_close(&r);
+
+	/* Partition 1: an unterminated tail in an older file is final. */
+	putline("1-20261125_0.tmf", L[0]);
+	putline("1-20261125_0.tmf", L[1]);
+	put("1-20261125_0.tmf", "tail", 4);
+	putline("1-20261126_3.tmf", L[3]);
+	open_reader(&r, 1);
+	next_is(&r, L[0], 0, NULL, "p1: first line");
+	next_is(&r, L[1], 1, NULL, "p1: second line");
+	next_is(&r, "tail", 2, "unterminated line", "p1: unterminated tail");
+	next_is(&r, L[3], 3, NULL, "p1: the newer file goes on at 3");
+	next_none(&r, "p1: at the end");
+	tmq_lr_close(&r);
+
+	/* Partition 2: a tail completed just before a newer file appeared. */
+	putline("2-20261125_0.tmf", L[0]);
+	put("2-20261125_0.tmf", L[1], 7);
+	open_reader(&r, 2);
+	next_is(&r, L[0], 0, NULL, "p2: first line");
+	next_none(&r, "p2: partial line");
+	put("2-20261125_0.tmf", L[1] + 7, strlen(L[1]) - 7);
+	putline("2-20261126_2.tmf", L[2]);
+	next_is(&r, L[1], 1, NULL, "p2: the line completed before the new file");
+	next_is(&r, L[2], 2, NULL, "p2: then the new file");
+	tmq_lr_close(&r);
+
+	/* Partition 3: a partial line stays partial, then a newer file. */
+	putline("3-20261125_0.tmf", L[0]);
+	put("3-20261125_0.tmf", L[1], 7);
+	open_reader(&r, 3);
+	next_is(&r, L[0], 0, NULL, "p3: first line");
+	next_none(&r, "p3: partial line, no newer file");
+	putline("3-20261126_2.tmf", L[2]);
+	{
+		char head[8];
+
+		memcpy(head, L[1], 7);
+		head[7] = '\0';
+		next_is(&r, head, 1, "unterminated line",
+		    "p3: the partial line, once a newer file exists");
+	}
+	next_is(&r, L[2], 2, NULL, "p3: then the new file's line");
+	tmq_lr_close(&r);
+
+	/* Seeking by offset in partition 0 (offsets 0..5). */
+	open_reader(&r, 0);
+	seek(&r, 4, 4);
+	next_is(&r, L[4], 4, NULL, "seek 4");
+	seek(&r, 1, 1);
+	next_is(&r, L[1], 1, NULL, "seek back to 1");
+	next_is(&r, L[2], 2, NULL, "and on to 2");
+	seek(&r, 3, 3);
+	next_is(&r, L[3], 3, NULL, "seek to a file's first line");
+	seek(&r, 0, 0);
+	next_is(&r, L[0], 0, NULL, "seek 0");
+	seek(&r, 6, 6);
+	next_none(&r, "seek to the end");
+	is_u64(tmq_lr_offset(&r), 6, "offset after seeking to the end");
+	putline("0-20261126_3.tmf", L[6]);
+	next_is(&r, L[6], 6, NULL, "the line written after seeking to the end");
+	ok(tmq_lr_seek(&r, 2, NULL, &e) == 0, "seek without gap_to");
+	next_is(&r, L[2], 2, NULL, "seek 2");
+	tmq_lr_close(&r);
+
+	/* Partition 4: its first lines are gone; the first file starts at 10. */
+	putline("4-20261125_10.tmf", L[0]);
+	putline("4-20261125_10.tmf", L[1]);
+	putline("4-20261126_12.tmf", L[2]);
+	open_reader(&r, 4);
+	is_u64(tmq_lr_offset(&r), 10, "p4: a new reader starts at 10");
+	seek(&r, 3, 10);
+	next_is(&r, L[0], 10, NULL, "p4: seek before the first file");
+	seek(&r, 0, 10);
+	next_is(&r, L[0], 10, NULL, "p4: seek 0");
+	seek(&r, 11, 11);
+	next_is(&r, L[1], 11, NULL, "p4: seek 11");
+	seek(&r, 12, 12);
+	next_is(&r, L[2], 12, NULL, "p4: seek 12, in the second file");
+	tmq_lr_close(&r);
+
+	/* Partition 5: no files yet. */
+	open_reader(&r, 5);
+	next_none(&r, "p5: no files");
+	seek(&r, 7, 7);
+	next_none(&r, "p5: seek in an empty partition");
+	is_u64(tmq_lr_offset(&r), 7, "p5: offset after the seek");
+	putline("5-20261127_7.tmf", L[7]);
+	next_is(&r, L[7], 7, NULL, "p5: the first line once written");
+	tmq_lr_close(&r);
+
+	/* Seeking to the end of partition 0 (offsets 0..6). */
+	open_reader(&r, 0);
+	seek_end(&r);
+	is_u64(tmq_lr_offset(&r), 7, "seek_end: the next offset is 7");
+	next_none(&r, "seek_end");
+	putline("0-20261126_3.tmf", L[7]);
+	next_is(&r, L[7], 7, NULL, "seek_end: the next line written");
+	tmq_lr_close(&r);
+	/* ... with a partial line at the end: it is not skipped. */
+	put("0-20261126_3.tmf", L[0], 5);
+	open_reader(&r, 0);
+	seek_end(&r);
+	is_u64(tmq_lr_offset(&r), 8, "seek_end over a partial line: offset 8");
+	next_none(&r, "seek_end over a partial line");
+	put("0-20261126_3.tmf", L[0] + 5, strlen(L[0]) - 5);
+	next_is(&r, L[0], 8, NULL, "seek_end: the partial line, completed");
+	tmq_lr_close(&r);
+
+	/* Partition 6: seeking by time over three day files. */
+	putline("6-20261125_0.tmf", mkline(0, D25 + 100, "a"));
+	putline("6-20261125_0.tmf", mkline(1, D25 + 200, "b"));
+	putline("6-20261126_2.tmf", mkline(2, D26 + 100, "c"));
+	putline("6-20261126_2.tmf", mkline(3, D26 + 200, "d"));
+	putline("6-20261127_4.tmf", mkline(4, D27 + 100, "e"));
+	putline("6-20261127_4.tmf", mkline(5, D27 + 200, "f"));
+	open_reader(&r, 6);
+	seek_time(&r, D26 + 150);
+	next_is(&r, NULL, 3, NULL, "time between two lines: the later one");
+	next_is(&r, NULL, 4, NULL, "and on");
+	seek_time(&r, D26 + 100);
+	next_is(&r, NULL, 2, NULL, "time of a line: that line");
+	seek_time(&r, D25 + 150);
+	next_is(&r, NULL, 1, NULL, "time in the first file");
+	seek_time(&r, 0);
+	next_is(&r, NULL, 0, NULL, "time before everything: offset 0");
+	seek_time(&r, D27 + 200);
+	next_is(&r, NULL, 5, NULL, "time of the last line");
+	next_none(&r, "then nothing");
+	seek_time(&r, D27 + 1000);
+	next_none(&r, "time after everything");
+	putline("6-20261127_4.tmf", mkline(6, D27 + 900, "g"));
+	next_none(&r, "a later line still older than the time");
+	putline("6-20261127_4.tmf", mkline(7, D27 + 2000, "h"));
+	next_is(&r, NULL, 7, NULL, "the first line at or after the time");
+	tmq_lr_close(&r);
+
+	/* Partition 7: a producer's clock ahead put a day-27 time in the
+	 * day-26 file; seeking to day 27 still finds it. */
+	putline("7-20261126_0.tmf", mkline(0, D26 + 100, "a"));
+	putline("7-20261126_0.tmf", mkline(1, D27 + 50, "skewed"));
+	putline("7-20261127_2.tmf", mkline(2, D27 + 100, "b"));
+	open_reader(&r, 7);
+	seek_time(&r, D27 + 10);
+	next_is(&r, NULL, 1, NULL, "skewed clock: the line in the older file");
+	next_is(&r, NULL, 2, NULL, "skewed clock: then the newer file");
+	tmq_lr_close(&r);
+
+	/* Partition 8: a line far over 64 KiB among ordinary ones. */
+	memset(big, 'x', sizeof big);
+	putline("8-20261125_0.tmf", L[0]);
+	put("8-20261125_0.tmf", big, sizeof big);
+	put("8-20261125_0.tmf", "\n", 1);
+	putline("8-20261125_0.tmf", L[2]);
+	open_reader(&r, 8);
+	next_is(&r, L[0], 0, NULL, "p8: the line before");
+	next_is(&r, NULL, 1, "line too long", "p8: a 1.5 MiB line");
+	next_is(&r, L[2], 2, NULL, "p8: the line after");
+	next_none(&r, "p8: at the end");
+	is_int(r.cap, LR_BUFSZ, "p8: the buffer stayed at 64 KiB");
+	tmq_lr_close(&r);
+
+	/* Partition 9: the longest line that fits, and one byte more. */
+	putline("9-20261125_0.tmf", L[0]);
+	memset(big, 'y', LR_BUFSZ - 1);
+	big[LR_BUFSZ - 1] = '\n';
+	put("9-20261125_0.tmf", big, LR_BUFSZ);
+	memset(big, 'z', LR_BUFSZ);
+	big[LR_BUFSZ] = '\n';
+	put("9-20261125_0.tmf", big, LR_BUFSZ + 1);
+	putline("9-20261125_0.tmf", L[3]);
+	open_reader(&r, 9);
+	next_is(&r, L[0], 0, NULL, "p9: a short line");
+	{
+		struct tmq_line l;
+
+		ok(tmq_lr_next(&r, &l, &e) == 1 && l.offset == 1 &&
+		    l.problem == NULL && l.n == LR_BUFSZ - 1 &&
+		    l.p[0] == 'y' && l.p[l.n - 1] == 'y',
+		    "p9: a line of 64 KiB - 1 bytes is read whole");
+	}
+	next_is(&r, NULL, 2, "line too long", "p9: a line of 64 KiB is too long");
+	next_is(&r, L[3], 3, NULL, "p9: the line after");
+	tmq_lr_close(&r);
+
+	/* Partition 10: an overlong line still being written. */
+	putline("10-20261125_0.tmf", L[0]);
+	memset(big, 'w', sizeof big);
+	put("10-20261125_0.tmf", big, 70000);
+	open_reader(&r, 10);
+	next_is(&r, L[0], 0, NULL, "p10: the line before");
+	next_none(&r, "p10: an overlong line without its newline");
+	put("10-20261125_0.tmf", big, 70000);
+	next_none(&r, "p10: still without its newline");
+	put("10-20261125_0.tmf", "\n", 1);
+	putline("10-20261125_0.tmf", L[2]);
+	next_is(&r, NULL, 1, "line too long", "p10: the overlong line, ended");
+	next_is(&r, L[2], 2, NULL, "p10: the line after");
+	is_int(r.cap, LR_BUFSZ, "p10: the buffer stayed at 64 KiB");
+	tmq_lr_close(&r);
+
+	/* Partition 11: an overlong unterminated tail in an older file. */
+	put("11-20261125_0.tmf", big, 70000);
+	putline("11-20261126_1.tmf", L[1]);
+	open_reader(&r, 11);
+	next_is(&r, NULL, 0, "line too long", "p11: the overlong tail");
+	next_is(&r, L[1], 1, NULL, "p11: the newer file");
+	next_none(&r, "p11: at the end");
+	tmq_lr_close(&r);
+
+	close(dirfd_);
+	cleanup(dir);
+	tmq_codec_free(&codec);
+	return done_testing();
+}
