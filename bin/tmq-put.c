@@ -44,26 +44,38 @@ static const struct tmq_cmd cmd = {
 
 struct put {
 	struct tmq_producer prod;
+	const char *what;	/* what a record is called: record, message */
 	int bad;		/* a record was refused */
 };
 
-/* Put one record; returns -1 only on a fatal (write) error. */
+static void
+reject(void *arg, unsigned long recno, const char *msg)
+{
+	struct put *pp = arg;
+
+	tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name, pp->what,
+	    recno, msg);
+	pp->bad = 1;
+}
+
+/* Queue one record; returns -1 only on a fatal (write) error. */
 static int
-put_one(struct put *pp, const char *rec, size_t n, const char *what,
-    unsigned long recno)
+put_one(struct put *pp, const char *rec, size_t n, unsigned long recno)
 {
 	struct tmq_error e;
-	int rc = tmq_producer_put(&pp->prod, rec, n, &e);
 
-	if (rc == -2) {
-		tmq_report(&cmd, &e);
-		return -1;
-	}
-	if (rc < 0) {
-		tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name, what,
-		    recno, e.msg);
-		pp->bad = 1;
-	}
+	if (tmq_producer_put(&pp->prod, rec, n, recno, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	return 0;
+}
+
+static int
+flush(struct put *pp)
+{
+	struct tmq_error e;
+
+	if (tmq_producer_flush(&pp->prod, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
 	return 0;
 }
 
@@ -76,10 +88,11 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	size_t n;
 	int rc;
 
+	pp->what = what;
 	if (tmq_records_open(&rr, fd, delim, TMQ_PAYLOAD_MAX, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	for (;;) {
-		rc = tmq_records_next(&rr, tmq_producer_pending(&pp->prod) > 0,
+		rc = tmq_records_next(&rr, tmq_producer_pending(&pp->prod),
 		    &rec, &n, &e);
 		if (rc == TMQ_REC_EOF)
 			break;
@@ -88,16 +101,16 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			tmq_records_close(&rr);
 			return -1;
 		}
-		if (rc == TMQ_REC_WAIT) {
-			/* Nothing more is ready: let what we hold land now,
-			 * so a slow pipe sees each message at once. */
-			if (tmq_producer_flush(&pp->prod, &e) < 0) {
-				tmq_report(&cmd, &e);
-				tmq_records_close(&rr);
-				return -1;
-			}
-			continue;
+		/* Nothing more is ready: let what we hold land now, so a slow
+		 * pipe sees each message at once.  Before a refusal too, so
+		 * that refusals are told in input order. */
+		if ((rc == TMQ_REC_WAIT || rc == TMQ_REC_TOOLONG) &&
+		    flush(pp) < 0) {
+			tmq_records_close(&rr);
+			return -1;
 		}
+		if (rc == TMQ_REC_WAIT)
+			continue;
 		if (rc == TMQ_REC_TOOLONG) {
 			tmq_warn(&cmd, "%s: %s %lu: longer than %u bytes",
 			    pp->prod.topic->name, what, rr.recno,
@@ -105,13 +118,13 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			pp->bad = 1;
 			continue;
 		}
-		if (put_one(pp, rec, n, what, rr.recno) < 0) {
+		if (put_one(pp, rec, n, rr.recno) < 0) {
 			tmq_records_close(&rr);
 			return -1;
 		}
 	}
 	tmq_records_close(&rr);
-	return 0;
+	return flush(pp);
 }
 
 int
@@ -163,12 +176,15 @@ main(int argc, char **argv)
 	if (tmq_topic_open(fd, argv[optind], &t, &e) < 0)
 		return tmq_report(&cmd, &e);
 	close(fd);
+	o.reject = reject;
+	o.arg = &pp;
 	if (tmq_producer_open(&pp.prod, &t, &o, &e) < 0)
 		return tmq_report(&cmd, &e);
 
 	if (argc - optind > 1) {
+		pp.what = "message";
 		for (i = optind + 1; i < argc && !fatal; i++)
-			fatal = put_one(&pp, argv[i], strlen(argv[i]), "message",
+			fatal = put_one(&pp, argv[i], strlen(argv[i]),
 			    (unsigned long)(i - optind)) < 0;
 	} else if (nfiles > 0) {
 		for (i = 0; i < nfiles && !fatal; i++) {
@@ -185,10 +201,8 @@ main(int argc, char **argv)
 	} else
 		fatal = put_stream(&pp, STDIN_FILENO, whole ? -1 : null ? '\0' :
 		    '\n', "record") < 0;
-	if (!fatal && tmq_producer_flush(&pp.prod, &e) < 0) {
-		tmq_report(&cmd, &e);
+	if (!fatal && flush(&pp) < 0)
 		fatal = 1;
-	}
 	tmq_producer_close(&pp.prod);
 	tmq_topic_close(&t);
 	free(files);

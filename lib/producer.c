@@ -1,9 +1,16 @@
 /* producer.c: records to lines (see producer.h).
  *
+ * Records are copied into a batch and encoded when the batch is full or
+ * the caller flushes (tmq-put does whenever its input has nothing more
+ * ready).  Encoding is deflate, most of a put's cost: a batch of enough
+ * records is split in two halves encoded at once on two cores, then the
+ * lines are appended in input order, so order within a key is kept.
+ *
  * Without -k or -K every message has key 0 (an empty key on charN topics):
  * they all go to one partition and keep their order, and `tmq-topic
  * partition` still tells where they are.  Spreading keyless records over
  * partitions would need a key the reader cannot know. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "partitioner.h"
@@ -11,10 +18,17 @@
 #include "timestamp.h"
 #include "utf8.h"
 
+#define BATCH_RECS 512
+#define BATCH_BYTES (512 * 1024)
+/* Below this a batch is not worth a second thread (interactive input). */
+#define SPLIT_MIN 32
+
 int
 tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
     const struct tmq_producer_opts *o, struct tmq_error *e)
 {
+	int i;
+
 	memset(p, 0, sizeof *p);
 	p->topic = t;
 	p->o = *o;
@@ -24,12 +38,12 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 			return tmq_fail(e, "empty key delimiter");
 	}
 	if (o->ptype == TMQ_TYPED) {
-		int i = tmq_topic_type_index(t, o->type_name);
+		int ti = tmq_topic_type_index(t, o->type_name);
 
-		if (i < 0)
+		if (ti < 0)
 			return tmq_fail(e, "%s: no type '%s' in the topic",
 			    t->name, o->type_name);
-		p->type_index = (unsigned)i;
+		p->type_index = (unsigned)ti;
 	}
 	if (o->key != NULL) {
 		if (tmq_key_parse(t->key_width, o->key, strlen(o->key),
@@ -41,12 +55,22 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 		tmq_key_from_u64(t->key_width, 0, p->fixed_key);
 	p->fixed_partition = tmq_partition_of(t->key_width, p->fixed_key,
 	    t->partitions);
-	if (tmq_codec_init(&p->codec, e) < 0)
-		return -1;
+	p->recs = calloc(BATCH_RECS, sizeof *p->recs);
+	if (p->recs == NULL)
+		return tmq_fail(e, "out of memory");
+	for (i = 0; i < 2; i++) {
+		p->half[i].p = p;
+		if (tmq_codec_init(&p->half[i].codec, e) < 0) {
+			tmq_producer_close(p);
+			return -1;
+		}
+		p->half[i].ready = 1;
+	}
 	if (tmq_appender_open(&p->app, t, o->sync, e) < 0) {
-		tmq_codec_free(&p->codec);
+		tmq_producer_close(p);
 		return -1;
 	}
+	tmq_par_init(&p->par);
 	return 0;
 }
 
@@ -64,17 +88,20 @@ find(const char *s, size_t n, const char *d, size_t dl)
 	return NULL;
 }
 
-int
-tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
-    struct tmq_error *e)
+/* Check and encode one record into h's output.  -1 when refused. */
+static int
+encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 {
+	struct tmq_producer *p = h->p;
 	const struct tmq_topic *t = p->topic;
+	const char *rec = p->arena + r->at;
+	size_t n = r->len;
 	unsigned char keybuf[TMQ_KEY_MAX_BYTES];
 	const unsigned char *key = p->fixed_key;
 	struct tmq_payload pl;
-	unsigned part = p->fixed_partition;
 	long len;
 
+	r->partition = p->fixed_partition;
 	if (p->o.keydelim != NULL) {
 		const char *d = find(rec, n, p->o.keydelim, p->delimlen);
 
@@ -85,7 +112,8 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 		    e) < 0)
 			return -1;
 		key = keybuf;
-		part = tmq_partition_of(t->key_width, key, t->partitions);
+		r->partition = tmq_partition_of(t->key_width, key,
+		    t->partitions);
 		n -= (size_t)(d - rec) + p->delimlen;
 		rec = d + p->delimlen;
 	}
@@ -97,31 +125,145 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
 	if (pl.type == TMQ_TYPED && !tmq_json_is_object(pl.data, n))
 		return tmq_fail(e, "not a JSON object (-T %s)", p->o.type_name);
-	len = tmq_line_encode(&p->codec, t->key_width, key, tmq_now(), &pl,
-	    p->line, sizeof p->line, e);
+	if (h->outlen + TMQ_LINE_MAX > h->outcap) {
+		size_t nc = h->outcap ? h->outcap * 2 : 64 * 1024;
+		char *nb;
+
+		while (nc < h->outlen + TMQ_LINE_MAX)
+			nc *= 2;
+		nb = realloc(h->out, nc);
+		if (nb == NULL)
+			return tmq_fail(e, "out of memory");
+		h->out = nb;
+		h->outcap = nc;
+	}
+	len = tmq_line_encode(&h->codec, t->key_width, key, tmq_now(), &pl,
+	    h->out + h->outlen, TMQ_LINE_MAX, e);
 	if (len < 0)
 		return -1;
-	if (tmq_appender_add(&p->app, part, p->line, (size_t)len, e) < 0)
-		return -2;
-	p->written++;
+	r->line_at = h->outlen;
+	r->line_len = (size_t)len;
+	h->outlen += (size_t)len;
+	return 0;
+}
+
+static void
+encode_half(void *arg)
+{
+	struct tmq_phalf *h = arg;
+	struct tmq_error e;
+	size_t i;
+
+	h->outlen = 0;
+	for (i = h->from; i < h->to; i++) {
+		struct tmq_prec *r = &h->p->recs[i];
+
+		r->ok = encode_one(h, r, &e) == 0;
+		if (!r->ok) {
+			size_t m = strlen(e.msg);
+
+			if (m >= sizeof r->err)
+				m = sizeof r->err - 1;
+			memcpy(r->err, e.msg, m);
+			r->err[m] = '\0';
+		}
+	}
+}
+
+/* Encode the batch, then queue its lines in input order. */
+static int
+process(struct tmq_producer *p, struct tmq_error *e)
+{
+	size_t n = p->nrecs, mid, i;
+
+	if (n == 0)
+		return 0;
+	mid = n >= SPLIT_MIN ? n / 2 : n;
+	p->half[0].from = 0;
+	p->half[0].to = mid;
+	p->half[1].from = mid;
+	p->half[1].to = n;
+	if (mid < n)
+		tmq_par_run(&p->par, encode_half, &p->half[1], &p->half[0]);
+	else
+		encode_half(&p->half[0]);
+	p->nrecs = 0;
+	p->arena_len = 0;
+	for (i = 0; i < n; i++) {
+		struct tmq_prec *r = &p->recs[i];
+		const struct tmq_phalf *h = &p->half[i < mid ? 0 : 1];
+
+		if (!r->ok) {
+			if (p->o.reject != NULL)
+				p->o.reject(p->o.arg, r->recno, r->err);
+			continue;
+		}
+		if (tmq_appender_add(&p->app, r->partition, h->out + r->line_at,
+		    r->line_len, e) < 0)
+			return -1;
+		p->written++;
+	}
+	return 0;
+}
+
+int
+tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
+    unsigned long recno, struct tmq_error *e)
+{
+	struct tmq_prec *r;
+
+	if (p->nrecs == BATCH_RECS ||
+	    (p->nrecs > 0 && p->arena_len + n > BATCH_BYTES))
+		if (process(p, e) < 0)
+			return -1;
+	if (p->arena_len + n > p->arena_cap) {
+		size_t nc = p->arena_cap ? p->arena_cap : 64 * 1024;
+		char *nb;
+
+		while (nc < p->arena_len + n)
+			nc *= 2;
+		nb = realloc(p->arena, nc);
+		if (nb == NULL)
+			return tmq_fail(e, "out of memory");
+		p->arena = nb;
+		p->arena_cap = nc;
+	}
+	memcpy(p->arena + p->arena_len, rec, n);
+	r = &p->recs[p->nrecs++];
+	r->at = p->arena_len;
+	r->len = n;
+	r->recno = recno;
+	p->arena_len += n;
 	return 0;
 }
 
 int
 tmq_producer_flush(struct tmq_producer *p, struct tmq_error *e)
 {
+	if (process(p, e) < 0)
+		return -1;
 	return tmq_appender_flush(&p->app, e);
 }
 
-size_t
+int
 tmq_producer_pending(const struct tmq_producer *p)
 {
-	return tmq_appender_pending(&p->app);
+	return p->nrecs > 0 || tmq_appender_pending(&p->app) > 0;
 }
 
 void
 tmq_producer_close(struct tmq_producer *p)
 {
+	int i;
+
+	tmq_par_free(&p->par);
 	tmq_appender_close(&p->app);
-	tmq_codec_free(&p->codec);
+	for (i = 0; i < 2; i++) {
+		if (p->half[i].ready)
+			tmq_codec_free(&p->half[i].codec);
+		free(p->half[i].out);
+	}
+	free(p->recs);
+	free(p->arena);
+	memset(p, 0, sizeof *p);
 }

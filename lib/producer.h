@@ -1,5 +1,6 @@
 /* producer.h: turning records into messages on a topic: key, payload type,
- * checks, partition, encoding, batched append. */
+ * checks, partition, encoding, batched append.  Records are encoded a
+ * batch at a time, split over two cores when there are two. */
 #ifndef TMQ_PRODUCER_H
 #define TMQ_PRODUCER_H
 
@@ -7,6 +8,7 @@
 
 #include "appender.h"
 #include "message.h"
+#include "parallel.h"
 #include "payload.h"
 #include "topic.h"
 
@@ -16,6 +18,27 @@ struct tmq_producer_opts {
 	enum tmq_ptype ptype;	/* -b, -T */
 	const char *type_name;	/* -T */
 	int sync;		/* --sync */
+	/* Told of each record refused, in input order. */
+	void (*reject)(void *arg, unsigned long recno, const char *msg);
+	void *arg;
+};
+
+struct tmq_prec {			/* one queued record */
+	size_t at, len;			/* in the batch arena */
+	unsigned long recno;
+	int ok;
+	unsigned partition;
+	size_t line_at, line_len;	/* in its half's output */
+	char err[256];
+};
+
+struct tmq_phalf {			/* one thread's share of a batch */
+	struct tmq_producer *p;
+	size_t from, to;
+	struct tmq_codec codec;
+	char *out;
+	size_t outcap, outlen;
+	int ready;
 };
 
 struct tmq_producer {
@@ -25,20 +48,27 @@ struct tmq_producer {
 	unsigned type_index;
 	unsigned char fixed_key[TMQ_KEY_MAX_BYTES];
 	unsigned fixed_partition;
-	struct tmq_codec codec;
 	struct tmq_appender app;
-	char line[TMQ_LINE_MAX];
+	struct tmq_par par;
+	struct tmq_phalf half[2];
+	struct tmq_prec *recs;
+	size_t nrecs;
+	char *arena;
+	size_t arena_len, arena_cap;
 	unsigned long written;	/* messages queued so far */
 };
 
 int tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
     const struct tmq_producer_opts *o, struct tmq_error *e);
-/* Check and queue one record: 0, -1 when the record is refused (nothing
- * of it is queued), -2 when writing earlier records failed. */
+/* Queue one record (numbered recno for messages).  Returns 0, or -1 when
+ * writing failed (nothing more can be written); refused records go to the
+ * reject callback, and nothing of them is written. */
 int tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
-    struct tmq_error *e);
+    unsigned long recno, struct tmq_error *e);
+/* Encode what is queued and write it: one write() per partition. */
 int tmq_producer_flush(struct tmq_producer *p, struct tmq_error *e);
-size_t tmq_producer_pending(const struct tmq_producer *p);
+/* Anything queued and not yet written? */
+int tmq_producer_pending(const struct tmq_producer *p);
 void tmq_producer_close(struct tmq_producer *p);
 
 #endif

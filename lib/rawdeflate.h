@@ -13,8 +13,9 @@
 #define TMQ_PAYLOAD_MAX (4u << 20)
 
 struct tmq_deflater {
-	z_stream zs;
-	int ready;
+	z_stream zs;		/* small payloads: fixed codes */
+	z_stream big;		/* large ones: zlib's defaults, made on demand */
+	int ready, big_ready;
 };
 
 struct tmq_inflater {
