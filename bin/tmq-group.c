@@ -133,7 +133,8 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 
 		tmq_ts_iso(mb ? mb->last_seen : 0, when, sizeof when);
 		printf("%-10u %-16s %s\n", gi->members[i],
-		    parts_text(o->got, o->ngot, list, sizeof list), when);
+		    parts_text(o ? o->got : NULL, o ? o->ngot : 0, list,
+		    sizeof list), when);
 	}
 	printf("\n%-9s %14s %14s %10s  %s\n", "PARTITION", "CURRENT-OFFSET",
 	    "LOG-END-OFFSET", "LAG", "OWNER");
@@ -177,7 +178,7 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
 
 		printf("%s\"%u\":[", i ? "," : "", gi->members[i]);
-		for (j = 0; j < o->ngot; j++)
+		for (j = 0; o != NULL && j < o->ngot; j++)
 			printf("%s%u", j ? "," : "", o->got[j]);
 		putchar(']');
 	}

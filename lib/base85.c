@@ -2,6 +2,7 @@
  * partition file is base85 text, so both directions sit on the hot path:
  * table lookups, no division in the decoder. */
 #include <stdint.h>
+#include <string.h>
 
 #include "base85.h"
 
@@ -70,19 +71,18 @@ tmq_b85_encode(const unsigned char *in, size_t n, char *out)
 	return (size_t)(o - out);
 }
 
-/* Decode 5 digits; -1 on a bad digit or a value over 2^32-1. */
-static int
+/* Decode 5 digits; -1 on a bad digit or a value over 2^32-1.  Branch-free
+ * but for the one test: bad characters map to 0xff, which the OR shows. */
+static inline int
 get5(const unsigned char *c, uint32_t *v)
 {
-	uint64_t acc = 0;
-	int j;
+	unsigned d0 = digit[c[0]], d1 = digit[c[1]], d2 = digit[c[2]],
+	    d3 = digit[c[3]], d4 = digit[c[4]];
+	uint64_t acc;
 
-	for (j = 0; j < 5; j++) {
-		unsigned char d = digit[c[j]];
-		if (d == 0xff)
-			return -1;
-		acc = acc * 85 + d;
-	}
+	if ((d0 | d1 | d2 | d3 | d4) & 0x80)
+		return -1;
+	acc = (((d0 * UINT64_C(85) + d1) * 85 + d2) * 85 + d3) * 85 + d4;
 	if (acc > UINT32_MAX)
 		return -1;
 	*v = (uint32_t)acc;
@@ -102,7 +102,8 @@ tmq_b85_decode(const char *in, size_t n, unsigned char *out)
 	for (i = 0; i < full; i += 5, o += 4) {
 		if (get5(c + i, &v) < 0)
 			return -1;
-		o[0] = v >> 24; o[1] = v >> 16; o[2] = v >> 8; o[3] = v;
+		v = __builtin_bswap32(v);	/* big-endian out */
+		memcpy(o, &v, 4);
 	}
 	if (rest) {
 		unsigned char pad[5] = {'~', '~', '~', '~', '~'};

@@ -1,7 +1,9 @@
 /* groupinfo.c: describing a group (see groupinfo.h).
  *
  * The members are those in the last completed rebalance that offered to
- * take partitions (a member that left offered none); the log has no
+ * take partitions, less those that have since offered to take none (a
+ * leaving member does), plus those joining the rebalance under way; the
+ * log has no
  * heartbeat, so a member that died without leaving still shows until the
  * next rebalance.  Lag counts from the first offset still on disk when the
  * committed one was pruned away. */
@@ -19,6 +21,19 @@ cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* In the rebalance under way, the member offered to take nothing: it has
+ * left (as a leaving member does), whatever it held before. */
+static int
+has_left(const struct tmq_group *g, uint32_t member)
+{
+	unsigned i;
+
+	for (i = 0; i < g->noffers; i++)
+		if (g->offers[i].member == member)
+			return g->offers[i].nparts == 0;
+	return 0;
+}
+
 int
 tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
     struct tmq_ginfo *gi, struct tmq_error *e)
@@ -31,8 +46,7 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		return -1;
 	gi->nparts = t->partitions;
 	gi->parts = calloc(t->partitions, sizeof *gi->parts);
-	gi->members = calloc(g->nassigned ? g->nassigned : 1,
-	    sizeof *gi->members);
+	gi->members = calloc(g->nassigned + g->noffers + 1, sizeof *gi->members);
 	if (gi->parts == NULL || gi->members == NULL) {
 		tmq_topic_stat_free(ps, t->partitions);
 		tmq_ginfo_free(gi);
@@ -62,7 +76,7 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		for (i = 0; i < g->nassigned; i++) {
 			const struct tmq_offer *o = &g->assigned[i];
 
-			if (o->nparts == 0)
+			if (o->nparts == 0 || has_left(g, o->member))
 				continue;
 			gi->members[gi->nmembers++] = o->member;
 			for (j = 0; j < o->ngot; j++)
@@ -71,6 +85,11 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 					gi->parts[o->got[j]].owner = o->member;
 				}
 		}
+	/* Members joining in the rebalance under way hold nothing yet. */
+	for (i = 0; i < g->noffers; i++)
+		if (g->offers[i].nparts > 0 &&
+		    tmq_group_share(g, g->offers[i].member) == NULL)
+			gi->members[gi->nmembers++] = g->offers[i].member;
 	qsort(gi->members, gi->nmembers, sizeof *gi->members, cmp_u32);
 	return 0;
 }

@@ -8,6 +8,8 @@ set -eu
 N=${N:-1000000}
 BIN=${TMQ_BIN:-$(dirname "$0")/../../bin}
 FLOOR=${TMQ_FLOOR:-$(dirname "$0")/codec-floor}
+LATENCY=${TMQ_LATENCY:-$(dirname "$0")/latency}
+L=${L:-300}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 export TMQ_ROOT="$work/root"
@@ -37,3 +39,18 @@ echo "tmq-get: $(rate "$N" "$t1" "$t2") records/s"
 echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
 echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
 "$FLOOR" <"$work/records"
+
+# Follow latency: a waiting tmq-get prints each record put one at a time.
+progress "follow latency..."
+"$BIN/tmq-topic" create lat -k u32
+"$BIN/tmq-get" -f -n "$L" -F '%u\n' lat | "$LATENCY" >"$work/lat" &
+reader=$!
+sleep 0.5
+i=0
+while [ "$i" -lt "$L" ]; do
+	"$BIN/tmq-put" lat "record $i"
+	sleep 0.005
+	i=$((i + 1))
+done
+wait "$reader"
+cat "$work/lat"

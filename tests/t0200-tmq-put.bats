@@ -1,0 +1,727 @@
+#!/usr/bin/env bats
+# tmq-put: records in (arguments, lines, NUL records, whole input, files),
+# keys, payload types, the checks that refuse a record, and what lands on
+# disk (day file names, partitions, concurrent producers, the library).
+
+load test_helper
+
+# The helper's setup, then work in the test's own directory.
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# A topic: mk NAME [tmq-topic create options].
+mk() {
+	tmq-topic create "$@"
+}
+
+# The topic's messages, one per line, as KEY<TAB>PARTITION<TAB>PAYLOAD.
+kps() {
+	tmq-get -F '%k\t%p\t%s\n' "$@"
+}
+
+# The TwainMQ library, for interop tests: skip unless TWAINMQ_REF is set.
+require_ref() {
+	if [ -z "${TWAINMQ_REF-}" ]; then
+		skip "TWAINMQ_REF is not set (point it at a TwainMQ checkout to check against the library)"
+	fi
+	command -v python3 >/dev/null || skip "python3 not found"
+	# shellcheck disable=SC1091
+	source "$VECTORS/../tools/refenv.sh"
+	python3 -c 'import twainmq' 2>/dev/null ||
+	    skip "cannot import twainmq from TWAINMQ_REF=$TWAINMQ_REF"
+}
+
+# ---------------------------------------------------------------- input
+
+@test "tmq-put: messages from the arguments, one message each, quietly" {
+	mk ev
+	run --separate-stderr tmq-put ev one 'two words' 'три' ''
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-get -F '[%s]\n' ev
+	assert_success
+	assert_output $'[one]\n[two words]\n[три]\n[]'
+}
+
+@test "tmq-put: without MESSAGE operands, one message per line of stdin" {
+	mk ev
+	run --separate-stderr tmq-put ev < <(printf 'a\n\nb c\nlast, no newline')
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+	run tmq-get -F '[%s]\n' ev
+	assert_output $'[a]\n[]\n[b c]\n[last, no newline]'
+	# Empty input puts nothing.
+	run --separate-stderr tmq-put ev </dev/null
+	assert_success
+	run tmq-get -F '.' ev
+	assert_output '....'
+}
+
+@test "tmq-put -0: records end with NUL and may hold newlines" {
+	mk ev
+	printf 'one\0two\nlines\0\0tab\there' >in
+	run --separate-stderr tmq-put -0 ev <in
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -F '[%s]\n' ev
+	assert_output $'[one]\n[two\nlines]\n[]\n[tab\there]'
+	tmq-get -0 ev >out
+	printf 'one\0two\nlines\0\0tab\there\0' >want
+	cmp want out
+}
+
+@test "tmq-put -l: all of stdin is one message, byte for byte" {
+	mk ev
+	printf 'line 1\nline 2\n\n' >in
+	run --separate-stderr tmq-put -l ev <in
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get -F '%s' ev >out
+	cmp in out
+	run tmq-get -F '%o\n' ev
+	assert_output '0'
+	# An empty stdin is one empty message.
+	run --separate-stderr tmq-put --whole ev </dev/null
+	assert_success
+	run tmq-get -F '%o[%s]\n' ev
+	assert_output $'0[line 1\nline 2\n\n]\n1[]'
+}
+
+@test "tmq-put -l --file: each file is one message (repeatable, -F short)" {
+	mk ev
+	printf 'first\nfile\n' >f1
+	printf 'second, no newline' >f2
+	: >f3
+	run --separate-stderr tmq-put -l --file f1 -F f2 -F f3 ev
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+	tmq-get -0 ev >out
+	printf 'first\nfile\n\0second, no newline\0\0' >want
+	cmp want out
+}
+
+@test "tmq-put -l --file: a missing file is an error, the other files are put" {
+	mk ev
+	printf 'one' >f1
+	printf 'three' >f3
+	run --separate-stderr tmq-put -l -F f1 -F nonexistent -F f3 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: nonexistent: No such file or directory'
+	run tmq-get ev
+	assert_output $'one\nthree'
+}
+
+@test "tmq-put -l --file: a file whose content is refused is named" {
+	mk ev
+	printf 'bad \377' >badf
+	printf 'good' >goodf
+	run --separate-stderr tmq-put -l -F badf -F goodf ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ev: badf 1: text is not valid UTF-8 (use -b for bytes)'
+	run tmq-get ev
+	assert_output 'good'
+}
+
+@test "tmq-put: records from a slow pipe land as they come" {
+	mk ev
+	mkfifo fifo
+	tmq-put ev <fifo 3>&- &
+	pid=$!
+	exec 7>fifo
+	echo first >&7
+	for ((i = 0; i < 50; i++)); do
+		[ "$(tmq-get ev)" = first ] && break
+		sleep 0.1
+	done
+	run tmq-get ev
+	assert_output 'first'
+	kill -0 "$pid"	# still reading its input
+	echo second >&7
+	exec 7>&-
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	run tmq-get ev
+	assert_output $'first\nsecond'
+}
+
+# ---------------------------------------------------------------- keys
+
+@test "tmq-put -k: one key for every message" {
+	mk ev -k u16 -p 4
+	run --separate-stderr tmq-put -k 42 ev a b
+	assert_success
+	assert_equal "$stderr" ''
+	# SPEC.md 3: u16 key 42 with 4 partitions goes to 2.
+	run kps ev
+	assert_output $'42\t2\ta\n42\t2\tb'
+	# Without a key: key 0, all in its partition.
+	tmq-put ev c
+	run tmq-get -P "$(tmq-topic partition ev 0)" -F '%k %s\n' ev
+	assert_output '0 c'
+}
+
+@test "tmq-put -K: KEY SEP PAYLOAD records; the payload may hold SEP" {
+	mk ev -k u8 -p 3
+	run --separate-stderr tmq-put -K : ev < <(printf '1:one\n2:a:b\n3:\n1:again\n')
+	assert_success
+	assert_equal "$stderr" ''
+	run bash -c "tmq-get -K = ev | grep '^1='"
+	assert_output $'1=one\n1=again'
+	run bash -c 'tmq-get -K = ev | LC_ALL=C sort'
+	assert_output $'1=again\n1=one\n2=a:b\n3='
+	# From the arguments too.
+	mk ar -k u8
+	run --separate-stderr tmq-put -K : ar 7:x 8:y
+	assert_success
+	run tmq-get -K ' ' ar
+	assert_output $'7 x\n8 y'
+}
+
+@test "tmq-put -K: a delimiter of several characters" {
+	mk ev -k char3 -p 2
+	run --separate-stderr tmq-put --key-delimiter ' => ' ev < <(printf 'ab => x => y\né => z\n => empty key\n')
+	assert_success
+	assert_equal "$stderr" ''
+	run bash -c "tmq-get -K '|' ev | LC_ALL=C sort"
+	assert_output $'ab|x => y\n|empty key\né|z'
+	# A record holding only part of the delimiter has no key.
+	run --separate-stderr tmq-put -K '::' ev 'a:b'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: message 1: no key (no '::' in the record)"
+}
+
+@test "tmq-put -K: a record without a key is refused by number, the others are put" {
+	mk ev -k u8 -p 4
+	run --separate-stderr tmq-put -K : ev < <(printf '1:a\nno key here\n2:b\n')
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: ev: record 2: no key (no ':' in the record)"
+	run bash -c 'tmq-get -K : ev | LC_ALL=C sort'
+	assert_output $'1:a\n2:b'
+	# Several bad records: one line each.
+	run --separate-stderr tmq-put -K : ev < <(printf 'x\n3:c\ny\n')
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: record 1: no key (no ':' in the record)
+tmq-put: ev: record 3: no key (no ':' in the record)"
+	run tmq-get -K : -P "$(tmq-topic partition ev 3)" ev
+	assert_line '3:c'
+}
+
+@test "tmq-put -K: an empty delimiter is refused" {
+	mk ev
+	run --separate-stderr tmq-put -K '' ev 1:a
+	assert_usage_error tmq-put 'empty key delimiter'
+	run tmq-get ev
+	assert_output ''
+}
+
+@test "tmq-put: integer keys are checked against the key type" {
+	mk k8 -k u8
+	mk k64 -k u64 -p 3
+	mk k16 -k u16
+	run --separate-stderr tmq-put -k 255 k8 ok
+	assert_success
+	run --separate-stderr tmq-put -k 256 k8 no
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k8: key '256' out of range for u8 (0 to 255)"
+	run --separate-stderr tmq-put -K : k8 < <(printf '0:a\n256:b\n1:c\n')
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k8: record 2: key '256' out of range for u8 (0 to 255)"
+	run bash -c 'tmq-get -K : k8 | LC_ALL=C sort'
+	assert_output $'0:a\n1:c\n255:ok'
+
+	run --separate-stderr tmq-put -k 18446744073709551615 k64 max
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -K ' ' k64
+	assert_output '18446744073709551615 max'
+	run --separate-stderr tmq-put -k 18446744073709551616 k64 over
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k64: key '18446744073709551616' out of range for u64 (0 to 18446744073709551615)"
+
+	run --separate-stderr tmq-put -k abc k16 x
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k16: key 'abc' is not an unsigned integer"
+	run --separate-stderr tmq-put -k -1 k16 x
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k16: key '-1' is not an unsigned integer"
+	run --separate-stderr tmq-put -K : k16 ':no key'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: k16: message 1: empty key"
+	run tmq-get k16
+	assert_output ''
+}
+
+@test "tmq-put: string keys are checked against charN" {
+	mk c3 -k char3 -p 2
+	# 3 bytes fit, whatever the number of characters.
+	run --separate-stderr tmq-put -K : c3 'abc:1' 'é:2' '€:3' ':4'
+	assert_success
+	assert_equal "$stderr" ''
+	run bash -c "tmq-get -K : c3 | LC_ALL=C sort"
+	assert_output $':4\nabc:1\né:2\n€:3'
+	run --separate-stderr tmq-put -k abcd c3 x
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: c3: key 'abcd' is 4 bytes, wider than char3"
+	run --separate-stderr tmq-put -K : c3 'aé€:x'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: c3: message 1: key 'aé€' is 6 bytes, wider than char3"
+	run --separate-stderr tmq-put -k "$(printf 'a\377')" c3 x
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: c3: key is not valid UTF-8'
+	run --separate-stderr tmq-put -K : c3 < <(printf 'ok:1\n\300\200:2\n')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: c3: record 2: key is not valid UTF-8'
+	run --separate-stderr tmq-put -l -K : c3 < <(printf 'a\0b:x')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: c3: record 1: key contains a NUL byte'
+	run bash -c "tmq-get c3 | LC_ALL=C sort"
+	assert_output $'1\n1\n2\n3\n4'
+}
+
+# ---------------------------------------------------------------- payloads
+
+@test "tmq-put: text that is not valid UTF-8 is refused and never written" {
+	mk ev
+	run --separate-stderr tmq-put ev "$(printf 'bad \377 byte')"
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ev: message 1: text is not valid UTF-8 (use -b for bytes)'
+	# Overlong encodings, surrogates and cut sequences are not UTF-8 either.
+	run --separate-stderr tmq-put ev < <(printf 'ok 1\n\300\257\n\355\240\200\nok 2\n\342\202\n')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ev: record 2: text is not valid UTF-8 (use -b for bytes)
+tmq-put: ev: record 3: text is not valid UTF-8 (use -b for bytes)
+tmq-put: ev: record 5: text is not valid UTF-8 (use -b for bytes)'
+	run tmq-get ev
+	assert_output $'ok 1\nok 2'
+	run tmq-dump --verify ev
+	assert_success
+	assert_output --partial '2 lines, 0 corrupt'
+	run --separate-stderr tmq-put -l ev < <(printf 'whole \377')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ev: record 1: text is not valid UTF-8 (use -b for bytes)'
+	run tmq-get -F '.' ev
+	assert_output '..'
+}
+
+@test "tmq-put -b: every byte value, newline and NUL included, reads back exactly" {
+	mk ev -p 3
+	python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 3)' >all.bin
+	run --separate-stderr tmq-put -b -l ev <all.bin
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get -F '%s' ev >out.bin
+	cmp all.bin out.bin
+	run tmq-get -F '%y %o\n' ev
+	assert_output 'bytes 0'
+	# -J gives bytes in base64.
+	run bash -c 'tmq-get -J ev | python3 -c "import json,sys,base64; m=json.load(sys.stdin); sys.stdout.buffer.write(base64.b64decode(m[\"payload\"]))" | cmp - all.bin'
+	assert_success
+}
+
+@test "tmq-put -b: bytes per line or per NUL record, not UTF-8 checked" {
+	mk ev
+	printf '\377\376\n\200\n\n' >in
+	run --separate-stderr tmq-put -b ev <in
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get ev >out
+	cmp in out
+	printf 'a\nb\0\377\0' >in0
+	run --separate-stderr tmq-put -0 --bytes ev <in0
+	assert_success
+	tmq-get -0 -o 3 ev >out0
+	cmp in0 out0
+	run tmq-get -F '%y\n' ev
+	assert_output $'bytes\nbytes\nbytes\nbytes\nbytes'
+}
+
+@test "tmq-put -T: typed messages, each a JSON object" {
+	mk ty -t Order,Refund
+	run --separate-stderr tmq-put -T Refund ty '{"id": 7, "amount": 2.5, "note": "ü"}'
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-put --type Order ty < <(printf '{"id":1}\n {"big": 18446744073709551615, "a": [1, {"b": null}]} \n')
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -F '%y %s\n' ty
+	assert_output 'Refund {"id": 7, "amount": 2.5, "note": "ü"}
+Order {"id":1}
+Order  {"big": 18446744073709551615, "a": [1, {"b": null}]} '
+	run bash -c 'tmq-get -J ty | python3 -c "
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    print(m[\"type\"], m[\"payload\"])
+"'
+	assert_success
+	assert_output "Refund {'id': 7, 'amount': 2.5, 'note': 'ü'}
+Order {'id': 1}
+Order {'big': 18446744073709551615, 'a': [1, {'b': None}]}"
+}
+
+@test "tmq-put -T: JSON that is not an object, malformed JSON and unknown types are refused" {
+	mk ty -t Order,Refund
+	run --separate-stderr tmq-put -T Order ty '[1, 2]'
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ty: message 1: not a JSON object (-T Order)'
+	run --separate-stderr tmq-put -T Order ty < <(printf '{"ok": true}\n"text"\n{"id":\n42\n{"a":1} {"b":2}\n{"ok": 2}\n')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ty: record 2: not a JSON object (-T Order)
+tmq-put: ty: record 3: not a JSON object (-T Order)
+tmq-put: ty: record 4: not a JSON object (-T Order)
+tmq-put: ty: record 5: not a JSON object (-T Order)'
+	run tmq-get ty
+	assert_output $'{"ok": true}\n{"ok": 2}'
+	run --separate-stderr tmq-put -T Nope ty '{}'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ty: no type 'Nope' in the topic"
+	mk plain
+	run --separate-stderr tmq-put -T Order plain '{}'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: plain: no type 'Order' in the topic"
+	run tmq-get -F '.' ty plain
+	assert_output '..'
+}
+
+@test "tmq-put: a record over the 4096-byte line limit is refused by number" {
+	mk ev -p 2
+	big=$(head -c 6000 /dev/urandom | base64 -w0)
+	run --separate-stderr tmq-put ev < <(printf 'before\n%s\nafter\n' "$big")
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: ev: record 2: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	run tmq-get ev
+	assert_output $'before\nafter'
+	run --separate-stderr tmq-put ev one "$big" three
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: ev: message 2: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	run tmq-get -o 2 ev
+	assert_output $'one\nthree'
+	run --separate-stderr tmq-put -b -l ev < <(head -c 5000 /dev/urandom)
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: ev: record 1: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	run tmq-get -F '.' ev
+	assert_output '....'
+	# Every line on disk is within the limit.
+	run bash -c "awk 'length(\$0) >= 4096' \"\$TMQ_ROOT\"/ev/*.tmf | wc -l"
+	assert_output '0'
+}
+
+@test "tmq-put: a line of exactly 4096 bytes is put, one of 4097 is not" {
+	mk ev
+	# Random bytes deflate to a stored block: 1 + n bytes of payload and
+	# 5 of block header, in base85; with the u16 key (3) and the time (10)
+	# and the newline, 3259 bytes make a line of 4096 and 3260 one of 4097.
+	head -c 3259 /dev/urandom >r1
+	head -c 3260 /dev/urandom >r2
+	run --separate-stderr tmq-put -b -l ev <r1
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-put -b -l ev <r2
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ev: record 1: line would be 4097 bytes, over the 4096-byte limit'
+	run bash -c "awk '{ print length(\$0) + 1 }' \"\$TMQ_ROOT\"/ev/*.tmf"
+	assert_output 4096
+	tmq-get -F '%s' ev >out
+	cmp r1 out
+}
+
+@test "tmq-put: a long but compressible record fits" {
+	mk ev
+	long=$(head -c 100000 /dev/zero | tr '\0' 'x')
+	run --separate-stderr tmq-put ev "$long"
+	assert_success
+	run tmq-get ev
+	assert_equal "${#output}" 100000
+	assert_equal "$output" "$long"
+}
+
+@test "tmq-put --sync: messages are put" {
+	mk ev -k u8 -p 3
+	run --separate-stderr tmq-put --sync -K : ev < <(printf '1:a\n2:b\n3:c\n')
+	assert_success
+	assert_equal "$stderr" ''
+	run bash -c 'tmq-get -K : ev | LC_ALL=C sort'
+	assert_output $'1:a\n2:b\n3:c'
+}
+
+# ---------------------------------------------------------------- usage
+
+@test "tmq-put: usage errors exit 2" {
+	mk ev
+	run --separate-stderr tmq-put -k 1 -K : ev 1:a
+	assert_usage_error tmq-put '-k and -K do not go together'
+	run --separate-stderr tmq-put --file f ev
+	assert_usage_error tmq-put '--file needs -l'
+	run --separate-stderr tmq-put
+	assert_usage_error tmq-put 'missing topic'
+	run --separate-stderr tmq-put -l ev extra
+	assert_usage_error tmq-put '-l takes no MESSAGE operands'
+	run --separate-stderr tmq-put -0 -l ev
+	assert_usage_error tmq-put '-0 and -l do not go together'
+	run --separate-stderr tmq-put --no-such-option ev
+	assert_failure 2
+	assert_equal "${stderr_lines[1]}" "Try 'tmq-put --help' for more information."
+	run --separate-stderr tmq-put -k
+	assert_failure 2
+	run tmq-get ev
+	assert_output ''
+}
+
+@test "tmq-put: no such topic exits 1" {
+	mk ev
+	run --separate-stderr tmq-put nosuch x
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-put: nosuch: no such topic'
+	[ ! -e "$TMQ_ROOT/nosuch" ]
+}
+
+@test "tmq-put -d: the root comes from -d over TMQ_ROOT" {
+	other=$BATS_TEST_TMPDIR/other
+	tmq-topic -d "$other" create ev
+	run --separate-stderr tmq-put -d "$other" ev there
+	assert_success
+	run tmq-get --root "$other" ev
+	assert_output 'there'
+	[ ! -e "$TMQ_ROOT/ev" ]
+}
+
+# ---------------------------------------------------------------- on disk
+
+@test "tmq-put: text round trips exactly across key types and partitions" {
+	long=$(head -c 2000 /dev/urandom | base64 -w0)
+	for kt in u8 u16 u32 u64 char3; do
+		mk "t$kt" -k "$kt" -p 5
+		case $kt in
+		u8) keys='0 1 7 200 255' ;;
+		u16) keys='0 42 1000 65535 9' ;;
+		u32) keys='0 70000 4294967295 12 13' ;;
+		u64) keys='0 18446744073709551615 4294967296 99 1' ;;
+		char3) keys='a é € xyz 0' ;;
+		esac
+		: >"in.$kt"
+		for k in $keys; do
+			printf '%s\t%s\n' "$k" 'plain ascii' "$k" 'Grüße, 日本語, Ελληνικά, 🙂' \
+			    "$k" '' "$k" "$long" "$k" $'tab\tinside' >>"in.$kt"
+		done
+		run --separate-stderr tmq-put -K $'\t' "t$kt" <"in.$kt"
+		assert_success
+		assert_equal "$stderr" ''
+		# Per key, the order is kept; across partitions it interleaves.
+		tmq-get -K $'\t' "t$kt" >"out.$kt"
+		for k in $keys; do
+			diff <(awk -F'\t' -v k="$k" '$1 == k' "in.$kt") \
+			    <(awk -F'\t' -v k="$k" '$1 == k' "out.$kt")
+		done
+		diff <(LC_ALL=C sort "in.$kt") <(LC_ALL=C sort "out.$kt")
+		# The keys went to more than one partition.
+		run bash -c "tmq-get -F '%p\n' t$kt | LC_ALL=C sort -u | wc -l"
+		[ "$output" -gt 1 ]
+	done
+}
+
+@test "tmq-put: each key lands in the partition tmq-topic partition names" {
+	mk p16 -k u16 -p 7
+	mk p64 -k u64 -p 5
+	mk pc8 -k char8 -p 3
+	seq 0 300 | awk '{print $1 ":" $1}' | tmq-put -K : p16
+	printf '%s\n' 0 1 255 65536 4294967295 18446744073709551615 12345678901234567 |
+	    awk '{print $1 ":" $1}' | tmq-put -K : p64
+	printf '%s\n' abc '' a Zürich 12345678 '€€' | awk '{print $0 "|" $0}' | tmq-put -K '|' pc8
+	for t in p16 p64 pc8; do
+		tmq-get -F '%k\t%p\n' "$t" | LC_ALL=C sort >got
+		tmq-get -F '%k\n' "$t" | LC_ALL=C sort >keys
+		paste keys <(tmq-topic partition "$t" <keys) >want
+		run diff want got
+		assert_success
+	done
+	# SPEC.md 3's example: char8 key abc with 3 partitions goes to 1.
+	run bash -c "tmq-get -F '%k %p\n' pc8 | grep '^abc '"
+	assert_output 'abc 1'
+	# And 200 cases of the vectors.
+	require_vectors
+	mk v64 -k u64 -p 8
+	awk -F'\t' '$1 == "u64" && $3 == 8 {print $2 ":" $4}' "$VECTORS/partitions.tsv" | head -200 >cases
+	[ -s cases ]
+	tmq-put -K : v64 <cases
+	run bash -c "tmq-get -F '%k:%p\n' v64 | LC_ALL=C sort | diff - <(LC_ALL=C sort cases)"
+	assert_success
+}
+
+@test "tmq-put: the day file is P-YYYYMMDD_FIRST.tmf for today (UTC)" {
+	mk ev -k u8 -p 4
+	# u8 keys 0 and 1 go to partitions 0 and 1 of 4.
+	run tmq-topic partition ev 0 1
+	assert_output $'0\n1'
+	before=$(date -u +%Y%m%d)
+	tmq-put -K : ev 0:a 0:b 1:c
+	tmq-put -K : ev 0:d
+	after=$(date -u +%Y%m%d)
+	[ "$before" = "$after" ] || skip "the UTC day changed during the test"
+	run ls "$TMQ_ROOT/ev"
+	assert_output "0-${after}_0.tmf
+1-${after}_0.tmf"
+	run wc -l <"$TMQ_ROOT/ev/0-${after}_0.tmf"
+	assert_output 3
+	run wc -l <"$TMQ_ROOT/ev/1-${after}_0.tmf"
+	assert_output 1
+}
+
+@test "tmq-put: today's file starts where the previous day's file ends" {
+	mk ev -k u8
+	for i in 0 1 2; do
+		tmq_write_line "$TMQ_ROOT/ev" 0-20201231_5.tmf u8 0 1609372800 "old $i"
+	done
+	tmq-put ev new
+	today=$(date -u +%Y%m%d)
+	[ -f "$TMQ_ROOT/ev/0-${today}_8.tmf" ]
+	run tmq-get -F '%o %s\n' ev
+	assert_output $'5 old 0\n6 old 1\n7 old 2\n8 new'
+	tmq-put ev newer
+	run ls "$TMQ_ROOT/ev"
+	assert_output $'0-20201231_5.tmf\n0-'"$today"'_8.tmf'
+}
+
+# ---------------------------------------------------------------- the library
+
+@test "tmq-put: the TwainMQ library reads what tmq-put wrote" {
+	require_ref
+	mk u16t -k u16 -p 4
+	mk c3t -k char3 -p 3
+	mk ty -t Order,Refund
+	printf '%s\n' '1:text' '2:Grüße 🙂' '3:' '1:again' | tmq-put -K : u16t
+	printf '\001\000\377\n' | tmq-put -b -l -k 9 u16t
+	tmq-put -K '|' c3t 'é|x' 'abc|y' '|z'
+	tmq-put -T Refund ty '{"id": 3, "amount": 1.5}'
+	run python3 - "$TMQ_ROOT" <<'EOF'
+import sys
+from dataclasses import dataclass
+import twainmq
+
+@dataclass
+class Order:
+    id: int
+
+@dataclass
+class Refund:
+    id: int
+    amount: float
+
+t = twainmq.Twain(sys.argv[1])
+t.register_msg_cls(Order)
+t.register_msg_cls(Refund)
+for topic in ("u16t", "c3t", "ty"):
+    c = t.consumer(topic)
+    out = []
+    for p in c._partitions:
+        cl = c._consumerlets[p]
+        while (m := cl.poll()) is not None:
+            out.append((p, m.offset, m.key, m.message))
+    for r in sorted(out, key=lambda r: (r[2], r[1])):
+        print(topic, repr(r[2]), repr(r[3]))
+EOF
+	assert_success
+	assert_output "u16t 1 'text'
+u16t 1 'again'
+u16t 2 'Grüße 🙂'
+u16t 3 ''
+u16t 9 b'\\x01\\x00\\xff\\n'
+c3t '' 'z'
+c3t 'abc' 'y'
+c3t 'é' 'x'
+ty 0 Refund(id=3, amount=1.5)"
+	# The library put them in the partitions we did.
+	run python3 - "$TMQ_ROOT" <<'EOF'
+import sys, twainmq
+from twainmq.encoding import partition_hash64
+t = twainmq.Twain(sys.argv[1])
+for topic, n in (("u16t", 4), ("c3t", 3)):
+    c = t.consumer(topic)
+    for p in c._partitions:
+        cl = c._consumerlets[p]
+        while (m := cl.poll()) is not None:
+            if partition_hash64(m.key, n) != p:
+                print("wrong partition", topic, m)
+EOF
+	assert_success
+	assert_output ''
+}
+
+@test "tmq-put: tmq-get reads what the TwainMQ library wrote, and both append to one file" {
+	require_ref
+	mk u32t -k u32 -p 3
+	tmq-put -K : u32t 5:tool-first
+	run python3 - "$TMQ_ROOT" <<'EOF'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+p = t.producer("u32t")
+p.write_message(5, "lib text")
+p.write_message(4294967295, "Grüße 🙂")
+p.write_message(7, b"\x00\xff\n")
+p.write_message(5, "")
+EOF
+	assert_success
+	tmq-put -K : u32t 5:tool-last
+	run bash -c "tmq-get -F '%k %y [%s]\n' u32t | grep -a '^5 '"
+	assert_output $'5 str [tool-first]\n5 str [lib text]\n5 str []\n5 str [tool-last]'
+	run bash -c "tmq-get -J u32t | python3 -c '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    print(m[\"key\"], m[\"type\"], repr(m[\"payload\"]))
+' | LC_ALL=C sort"
+	assert_output "4294967295 str 'Grüße 🙂'
+5 str ''
+5 str 'lib text'
+5 str 'tool-first'
+5 str 'tool-last'
+7 bytes 'AP8K'"
+	run tmq-dump --verify u32t
+	assert_success
+}
+
+# ---------------------------------------------------------------- concurrency
+
+@test "tmq-put: 4 concurrent producers, 50,000 records each, none lost or reordered" {
+	mk conc -k u16 -p 4
+	for p in 1 2 3 4; do
+		awk -v p="$p" 'BEGIN { for (i = 1; i <= 50000; i++)
+		    printf "%d:p%d %d\n", (i * 7 + p * 13) % 500, p, i }' >"in.$p"
+	done
+	pids=()
+	for p in 1 2 3 4; do
+		tmq-put -K : conc <"in.$p" 2>"err.$p" &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid"
+	done
+	for p in 1 2 3 4; do
+		[ ! -s "err.$p" ]
+	done
+	tmq-get -K : conc >out
+	run wc -l <out
+	assert_output 200000
+	run tmq-dump --verify conc
+	assert_success
+	assert_output --partial '200000 lines, 0 corrupt'
+	# Within a key, each producer's records keep their order; each record
+	# is there once.
+	run awk -F'[: ]' '
+	    { if (($2, $1) in last && $3 <= last[$2, $1]) bad++
+	      last[$2, $1] = $3; n[$2]++; seen[$2, $3]++ }
+	    END { for (k in seen) if (seen[k] != 1) dup++
+	          printf "%d %d %d %d %d %d\n", bad, dup, n["p1"], n["p2"], n["p3"], n["p4"] }' out
+	assert_output '0 0 50000 50000 50000 50000'
+	# And each key is in its partition only.
+	run bash -c "tmq-get -F '%k %p\n' conc | LC_ALL=C sort -u | awk '{print \$1}' | uniq -d | wc -l"
+	assert_output 0
+}

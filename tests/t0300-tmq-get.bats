@@ -1,0 +1,670 @@
+#!/usr/bin/env bats
+# tmq-get: output forms, where reading starts and stops, partitions,
+# round-robin order, damaged partition files, follow mode, the vectors.
+
+load test_helper
+
+# The helper's setup, then work in the test's own directory.
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	BG_PIDS=()
+}
+
+# Stop whatever a test left running in the background.
+teardown() {
+	local pid
+	for pid in "${BG_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || :
+	done
+}
+
+# A topic: mk NAME [tmq-topic create options].
+mk() {
+	tmq-topic create "$@"
+}
+
+# Topic tt (u8, 2 partitions) with hand-written lines at known times:
+#   p0: a0 2026-11-25T09:00:00Z, a1 10:00:00.5Z | a2 2026-11-26T09:00:00.08Z
+#   p1: b0 2026-11-25T09:01:00.25Z | b1 2026-11-26T11:00Z, b2 12:00Z
+# (| starts a new day file).
+timed_topic() {
+	local d=$TMQ_ROOT/tt
+	mk tt -k u8 -p 2
+	tmq_write_line "$d" 0-20261125_0.tmf u8 0 1795597200 a0
+	tmq_write_line "$d" 0-20261125_0.tmf u8 0 1795600800.5 a1
+	tmq_write_line "$d" 0-20261126_2.tmf u8 0 1795683600.08 a2
+	tmq_write_line "$d" 1-20261125_0.tmf u8 1 1795597260.25 b0
+	tmq_write_line "$d" 1-20261126_1.tmf u8 1 1795690800 b1
+	tmq_write_line "$d" 1-20261126_1.tmf u8 1 1795694400 b2
+}
+
+# wait_lines FILE N: wait (up to about 5 s) until FILE has N lines.
+wait_lines() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "wait_lines: $1 has $(wc -l <"$1") lines, not $2" >&2
+	return 1
+}
+
+# wait_exit PID: wait (up to about 5 s) until PID has exited.
+wait_exit() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	echo "wait_exit: $1 still runs" >&2
+	return 1
+}
+
+# ---------------------------------------------------------------- output
+
+@test "tmq-get: by default each payload and a newline, quietly" {
+	mk ev
+	tmq-put ev one 'two words' 'Grüße 🙂' ''
+	run --separate-stderr tmq-get ev
+	assert_success
+	assert_equal "$stderr" ''
+	assert_output $'one\ntwo words\nGrüße 🙂'	# (run drops the last newlines)
+	tmq-get ev >out
+	printf 'one\ntwo words\nGrüße 🙂\n\n' >want
+	cmp want out
+	# Payloads are printed as they are, newlines and all.
+	printf 'a\nb' | tmq-put -l ev
+	run tmq-get -o 4 ev
+	assert_output $'a\nb'
+	# An empty topic prints nothing and succeeds.
+	mk empty -p 3
+	run --separate-stderr tmq-get empty
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+}
+
+@test "tmq-get -K: KEY SEP PAYLOAD" {
+	mk n -k u64
+	mk s -k char8
+	tmq-put -k 18446744073709551615 n big
+	tmq-put -K '|' s 'Zürich|x' '|empty key' 'a b|c'
+	run --separate-stderr tmq-get -K : n
+	assert_success
+	assert_output '18446744073709551615:big'
+	run tmq-get --key-delimiter ' => ' s
+	assert_output $'Zürich => x\n => empty key\na b => c'
+}
+
+@test "tmq-get -F: every directive" {
+	timed_topic
+	mk ty -k char3 -t Order,Refund
+	tmq-put -k 'é' -T Refund ty '{"id": 1}'
+	tmq-put -k 'xyz' -b ty "$(printf 'raw')"
+	run --separate-stderr tmq-get -F 'topic=%t p=%p o=%o k=%k u=%u T=%T y=%y s=%s 100%%\n' tt
+	assert_success
+	assert_equal "$stderr" ''
+	assert_output 'topic=tt p=0 o=0 k=0 u=1795597200.0 T=2026-11-25T09:00:00.000Z y=str s=a0 100%
+topic=tt p=1 o=0 k=1 u=1795597260.25 T=2026-11-25T09:01:00.250Z y=str s=b0 100%
+topic=tt p=0 o=1 k=0 u=1795600800.5 T=2026-11-25T10:00:00.500Z y=str s=a1 100%
+topic=tt p=1 o=1 k=1 u=1795690800.0 T=2026-11-26T11:00:00.000Z y=str s=b1 100%
+topic=tt p=0 o=2 k=0 u=1795683600.08 T=2026-11-26T09:00:00.080Z y=str s=a2 100%
+topic=tt p=1 o=2 k=1 u=1795694400.0 T=2026-11-26T12:00:00.000Z y=str s=b2 100%'
+	run --separate-stderr tmq-get --format '%t|%k|%y|%s\n' ty
+	assert_success
+	assert_output $'ty|é|Refund|{"id": 1}\nty|xyz|bytes|raw'
+}
+
+@test "tmq-get -F: escapes \\n \\t \\0 \\\\ and no newline of its own" {
+	mk ev -k u8
+	tmq-put -k 7 ev a b
+	tmq-get -F '%k\t%s\0' ev >out
+	printf '7\ta\0007\tb\000' >want
+	cmp want out
+	run tmq-get -F '[%s]' ev
+	assert_output '[a][b]'
+	run tmq-get -F '\\%s\\\n' ev
+	assert_output $'\\a\\\n\\b\\'
+	run tmq-get -F 'literal only\n' ev
+	assert_output $'literal only\nliteral only'
+}
+
+@test "tmq-get -F: a bad directive or escape is a usage error" {
+	mk ev
+	tmq-put ev a
+	run --separate-stderr tmq-get -F '%s %q' ev
+	assert_usage_error tmq-get "bad format: unknown directive '%q'"
+	run --separate-stderr tmq-get -F 'x\q' ev
+	assert_usage_error tmq-get "bad format: unknown escape '\\q'"
+	run --separate-stderr tmq-get -F '%s%' ev
+	assert_usage_error tmq-get "bad format: '%' at the end"
+	run --separate-stderr tmq-get -F '%s\' ev
+	assert_usage_error tmq-get "bad format: '\\' at the end"
+}
+
+@test "tmq-get -0: each message ends with NUL" {
+	mk ev
+	printf 'one\0two\nlines\0\0' | tmq-put -0 ev
+	run --separate-stderr tmq-get -0 ev
+	assert_success
+	tmq-get --null ev >out
+	printf 'one\0two\nlines\0\0' >want
+	cmp want out
+	tmq-get -0 -K : ev >out
+	printf '0:one\0000:two\nlines\0000:\0' >want
+	cmp want out
+}
+
+@test "tmq-get -J: one JSON object a message, bytes in base64" {
+	mk ev -k char8 -p 2 -t Order
+	tmq-put -K '|' ev $'a"b\\c|text\twith "quotes" and\x01control' 'é|Grüße 🙂' '|'
+	printf '\000\377\n' | tmq-put -b -l -k k ev
+	tmq-put -T Order -k o ev '{"id": 18446744073709551615, "x": [1.5, null]}'
+	run --separate-stderr tmq-get -J ev
+	assert_success
+	assert_equal "$stderr" ''
+	assert_equal "${#lines[@]}" 5
+	run bash -c 'tmq-get -J ev | python3 -c "
+import base64, json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    assert set(m) == {\"topic\", \"partition\", \"offset\", \"key\", \"timestamp\", \"type\", \"payload\"}, m
+    assert m[\"topic\"] == \"ev\" and isinstance(m[\"timestamp\"], float)
+    p = m[\"payload\"]
+    if m[\"type\"] == \"bytes\":
+        p = base64.b64decode(p)
+    print(repr(m[\"key\"]), m[\"type\"], repr(p))
+" | LC_ALL=C sort'
+	assert_success
+	assert_output "'' str ''
+'a\"b\\\\c' str 'text\\twith \"quotes\" and\\x01control'
+'k' bytes b'\\x00\\xff\\n'
+'o' Order {'id': 18446744073709551615, 'x': [1.5, None]}
+'é' str 'Grüße 🙂'"
+	# partition and offset are right.
+	run bash -c "tmq-get -J ev | python3 -c '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    print(m[\"partition\"], m[\"offset\"])
+' | LC_ALL=C sort"
+	assert_output "$(tmq-get -F '%p %o\n' ev | LC_ALL=C sort)"
+}
+
+# ---------------------------------------------------------------- order
+
+@test "tmq-get: partitions in turn, one message from each" {
+	mk rr -k u8 -p 3
+	d=$TMQ_ROOT/rr
+	for m in x0 x1 x2; do tmq_write_line "$d" 0-20261125_0.tmf u8 0 1795597200 "$m"; done
+	tmq_write_line "$d" 1-20261125_0.tmf u8 0 1795597200 y0
+	for m in z0 z1; do tmq_write_line "$d" 2-20261125_0.tmf u8 0 1795597200 "$m"; done
+	run --separate-stderr tmq-get -F '%p:%o:%s ' rr
+	assert_success
+	assert_output '0:0:x0 1:0:y0 2:0:z0 0:1:x1 2:1:z1 0:2:x2 '
+	# The same with partitions written by tmq-put.
+	mk put -k u8 -p 2
+	tmq-put -K : put 0:a 0:b 0:c 1:d
+	run tmq-get -F '%p%s ' put
+	assert_output '0a 1d 0b 0c '
+}
+
+@test "tmq-get: several topics are read in turn, partition by partition" {
+	mk ta -k u8 -p 2
+	mk tb -k u8
+	tmq_write_line "$TMQ_ROOT/ta" 0-20261125_0.tmf u8 0 1795597200 a00
+	tmq_write_line "$TMQ_ROOT/ta" 0-20261125_0.tmf u8 0 1795597200 a01
+	tmq_write_line "$TMQ_ROOT/ta" 1-20261125_0.tmf u8 1 1795597200 a10
+	for m in b0 b1 b2; do tmq_write_line "$TMQ_ROOT/tb" 0-20261125_0.tmf u8 0 1795597200 "$m"; done
+	run --separate-stderr tmq-get -F '%t/%p/%o=%s ' ta tb
+	assert_success
+	assert_output 'ta/0/0=a00 ta/1/0=a10 tb/0/0=b0 ta/0/1=a01 tb/0/1=b1 tb/0/2=b2 '
+	run tmq-get -F '%t/%p/%o=%s ' tb ta
+	assert_output 'tb/0/0=b0 ta/0/0=a00 ta/1/0=a10 tb/0/1=b1 ta/0/1=a01 tb/0/2=b2 '
+	# A topic named twice is read once.
+	run tmq-get -F '%s ' tb tb
+	assert_output 'b0 b1 b2 '
+}
+
+# ---------------------------------------------------------------- from, until, count
+
+@test "tmq-get --from start and now" {
+	timed_topic
+	run --separate-stderr tmq-get --from start tt
+	assert_success
+	assert_output $'a0\nb0\na1\nb1\na2\nb2'
+	run --separate-stderr tmq-get -o now tt
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" ''
+}
+
+@test "tmq-get --from OFFSET: in every partition, or with -P in one" {
+	timed_topic
+	run --separate-stderr tmq-get -o 2 -F '%p:%o:%s ' tt
+	assert_success
+	assert_output '0:2:a2 1:2:b2 '
+	run tmq-get -o 1 -P 1 tt
+	assert_output $'b1\nb2'
+	run tmq-get -o 0 -P 0 tt
+	assert_output $'a0\na1\na2'
+	# Past the end: nothing yet.
+	run --separate-stderr tmq-get -o 3 tt
+	assert_success
+	assert_output ''
+}
+
+@test "tmq-get --from OFFSET: an offset whose file is gone starts at the first left" {
+	mk gone -k u8
+	tmq_write_line "$TMQ_ROOT/gone" 0-20261126_10.tmf u8 0 1795683600 x
+	tmq_write_line "$TMQ_ROOT/gone" 0-20261126_10.tmf u8 0 1795683600 y
+	run --separate-stderr tmq-get -o 3 -F '%o %s\n' gone
+	assert_success
+	assert_output $'10 x\n11 y'
+	assert_equal "$stderr" 'tmq-get: gone: partition 0: offset 3 is gone, starting at 10'
+	run --separate-stderr tmq-get -o 11 -F '%o %s\n' gone
+	assert_output '11 y'
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-get -F '%o %s\n' gone
+	assert_output $'10 x\n11 y'
+	assert_equal "$stderr" ''
+}
+
+@test "tmq-get --from -N: the last N of each partition" {
+	timed_topic
+	run --separate-stderr tmq-get -o -1 tt
+	assert_success
+	assert_output $'a2\nb2'
+	run tmq-get -o -2 -F '%p:%o ' tt
+	assert_output '0:1 1:1 0:2 1:2 '
+	run tmq-get -o -100 tt
+	assert_output $'a0\nb0\na1\nb1\na2\nb2'
+	run tmq-get -o -0 tt
+	assert_output ''
+	run tmq-get -o -2 -P 1 tt
+	assert_output $'b1\nb2'
+}
+
+@test "tmq-get --from TIME: @UNIXSECONDS and ISO 8601" {
+	timed_topic
+	# 2026-11-25T10:00:00.5Z is a1's time: from there on.
+	run --separate-stderr tmq-get -o @1795600800.5 tt
+	assert_success
+	assert_output $'a1\nb1\na2\nb2'
+	run tmq-get -o @1795600800.6 tt
+	assert_output $'a2\nb1\nb2'
+	run tmq-get -o @1795600800 tt
+	assert_output $'a1\nb1\na2\nb2'
+	# A bare number with a fraction is a time too.
+	run tmq-get -o 1795600800.6 tt
+	assert_output $'a2\nb1\nb2'
+	run tmq-get -o 2026-11-25T10:00Z tt
+	assert_output $'a1\nb1\na2\nb2'
+	run tmq-get -o 2026-11-25T09:00:30 -F '%p:%o ' tt
+	assert_output '0:1 1:0 0:2 1:1 1:2 '
+	run tmq-get -o 2026-11-26 tt
+	assert_output $'a2\nb1\nb2'
+	run tmq-get -o 2026-11-26T10:00:00+01:00 -F '%s@%T ' tt
+	assert_output 'a2@2026-11-26T09:00:00.080Z b1@2026-11-26T11:00:00.000Z b2@2026-11-26T12:00:00.000Z '
+	run tmq-get -o @1795700000 tt
+	assert_output ''
+	run tmq-get -o @1000000000 tt
+	assert_output $'a0\nb0\na1\nb1\na2\nb2'
+}
+
+@test "tmq-get --until: each partition stops at its first message after TIME" {
+	timed_topic
+	run --separate-stderr tmq-get --until 2026-11-25T10:00:00.5Z tt
+	assert_success
+	assert_output $'a0\nb0\na1'
+	run tmq-get --until @1795690800 tt
+	assert_output $'a0\nb0\na1\nb1\na2'
+	run tmq-get --until @1795690799.9 tt
+	assert_output $'a0\nb0\na1\na2'
+	run tmq-get --until 1795597200 tt
+	assert_output 'a0'
+	run tmq-get --until 2026-11-24 tt
+	assert_output ''
+	run tmq-get -o 2026-11-25T09:30Z --until 2026-11-26T11:30Z tt
+	assert_output $'a1\nb1\na2'
+}
+
+@test "tmq-get -n: stop after N messages" {
+	timed_topic
+	run --separate-stderr tmq-get -n 3 tt
+	assert_success
+	assert_output $'a0\nb0\na1'
+	run tmq-get --count 1 -o -1 tt
+	assert_output 'a2'
+	run tmq-get -n 100 tt
+	assert_output $'a0\nb0\na1\nb1\na2\nb2'
+	run tmq-get -n 18446744073709551615 -P 1 tt
+	assert_output $'b0\nb1\nb2'
+}
+
+# ---------------------------------------------------------------- partitions
+
+@test "tmq-get -P: only the partitions listed" {
+	mk ev -k u8 -p 4
+	for p in 0 1 2 3; do
+		tmq_write_line "$TMQ_ROOT/ev" "$p-20261125_0.tmf" u8 "$p" 1795597200 "m$p"
+	done
+	run --separate-stderr tmq-get -P 2 ev
+	assert_success
+	assert_output 'm2'
+	run tmq-get -P 0,3 ev
+	assert_output $'m0\nm3'
+	run tmq-get --partition 1-3 ev
+	assert_output $'m1\nm2\nm3'
+	run tmq-get -P 3,0-1 ev
+	assert_output $'m3\nm0\nm1'
+	# A partition listed twice is read once.
+	run tmq-get -P 2,2,1-2 ev
+	assert_output $'m2\nm1'
+}
+
+@test "tmq-get -P: a partition the topic does not have is an error" {
+	mk ev -k u8 -p 4
+	mk small -k u8 -p 2
+	tmq-put ev x
+	run --separate-stderr tmq-get -P 7 ev
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-get: ev: partition 7 does not exist (topic has 4)'
+	run --separate-stderr tmq-get -P 1-4 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: ev: partition 4 does not exist (topic has 4)'
+	# Checked against each topic.
+	run --separate-stderr tmq-get -P 3 ev small
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-get: small: partition 3 does not exist (topic has 2)'
+	run --separate-stderr tmq-get -P x ev
+	assert_failure 1
+	assert_equal "$stderr" "tmq-get: ev: 'x': not a number"
+	run --separate-stderr tmq-get -P '' ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: ev: empty partition list'
+}
+
+# ---------------------------------------------------------------- damaged files
+
+@test "tmq-get: a partial last line is not a message until its newline lands" {
+	mk ev -k u16
+	mk scratch -k u16
+	tmq-put ev first
+	tmq-put -k 9 scratch 'second, being written'
+	f=$(echo "$TMQ_ROOT"/ev/0-*.tmf)
+	s=$(echo "$TMQ_ROOT"/scratch/*.tmf)
+	n=$(($(wc -c <"$s") - 1))
+	head -c "$n" "$s" >>"$f"
+	run --separate-stderr tmq-get -F '%o %k %s\n' ev
+	assert_success
+	assert_equal "$stderr" ''
+	assert_output '0 0 first'
+	run tmq-get -o now -n 1 ev
+	assert_output ''
+	printf '\n' >>"$f"
+	run --separate-stderr tmq-get -F '%o %k %s\n' ev
+	assert_success
+	assert_equal "$stderr" ''
+	assert_output $'0 0 first\n1 9 second, being written'
+}
+
+@test "tmq-get: a corrupt line is reported with topic, partition and offset; reading goes on" {
+	mk cr -k u8 -p 2 -t A,B
+	d=$TMQ_ROOT/cr
+	f=1-20261125_0.tmf
+	tmq_write_line "$d" 0-20261125_0.tmf u8 0 1795597200 p0
+	tmq_write_line "$d" "$f" u8 1 1795597200 ok0
+	echo 'garbage' >>"$d/$f"
+	tmq_write_line "$d" "$f" u8 1 1795597200 "$(printf 'bad\377utf')"
+	tmq_write_line "$d" "$f" u8 1 1795597200 '{}' typed:5
+	line=$(tmq_encode_line u8 1 1795597200 hello)
+	echo "${line:0:12}~~~~~~~~${line:20}" >>"$d/$f"
+	tmq_write_line "$d" "$f" u8 1 1795597200 ok5
+	run --separate-stderr tmq-get -F '%p:%o:%s\n' cr
+	assert_failure 1
+	assert_output $'0:0:p0\n1:0:ok0\n1:5:ok5'
+	assert_equal "$stderr" 'tmq-get: cr: partition 1 offset 1: line too short (7 bytes)
+tmq-get: cr: partition 1 offset 2: text payload is not valid UTF-8
+tmq-get: cr: partition 1 offset 3: unknown type index 5
+tmq-get: cr: partition 1 offset 4: bad base85 in the body'
+	# Only what is read counts.
+	run --separate-stderr tmq-get -o 5 cr
+	assert_success
+	assert_output 'ok5'
+	assert_equal "$stderr" ''
+}
+
+# ---------------------------------------------------------------- follow
+
+@test "tmq-get -f: messages put after it started appear, until it is stopped" {
+	mk ev -k u8 -p 3
+	tmq-put -k 0 ev old
+	tmq-get -f -F '%k:%s\n' ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	tmq-put -K : ev 1:new1 2:new2
+	tmq-put -k 0 ev new3
+	wait_lines out 4
+	kill -0 "$pid"
+	tmq-put -k 2 ev new4
+	wait_lines out 5
+	kill -TERM "$pid"
+	wait_exit "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	run sort out
+	assert_output $'0:new3\n0:old\n1:new1\n2:new2\n2:new4'
+	# Partition by partition, the order is kept.
+	run grep '^0:' out
+	assert_output $'0:old\n0:new3'
+	run grep '^2:' out
+	assert_output $'2:new2\n2:new4'
+	[ ! -s err ]
+}
+
+@test "tmq-get -f: polling (TMQ_FOLLOW=poll) works too" {
+	mk ev
+	TMQ_FOLLOW=poll tmq-get -f ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	tmq-put ev one
+	wait_lines out 1
+	tmq-put ev two
+	wait_lines out 2
+	kill "$pid"
+	wait_exit "$pid"
+	run cat out
+	assert_output $'one\ntwo'
+	[ ! -s err ]
+}
+
+@test "tmq-get -f: a line being written is printed once it is whole" {
+	mk ev -k u16
+	mk scratch -k u16
+	tmq-put ev first
+	tmq-put -k 9 scratch second
+	f=$(echo "$TMQ_ROOT"/ev/0-*.tmf)
+	s=$(echo "$TMQ_ROOT"/scratch/*.tmf)
+	n=$(($(wc -c <"$s") - 1))
+	tmq-get -f -F '%k %s\n' ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	wait_lines out 1
+	head -c 10 "$s" >>"$f"
+	sleep 0.3
+	tail -c +11 "$s" | head -c $((n - 10)) >>"$f"
+	sleep 0.3
+	run cat out
+	assert_output '0 first'
+	printf '\n' >>"$f"
+	wait_lines out 2
+	kill "$pid"
+	wait_exit "$pid"
+	run cat out
+	assert_output $'0 first\n9 second'
+	[ ! -s err ]
+}
+
+@test "tmq-get -f -n N: exits by itself after N messages" {
+	mk ev -k u8 -p 2
+	tmq-put ev old
+	tmq-get -f -n 3 ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	tmq-put -K : ev 1:two
+	sleep 0.2
+	kill -0 "$pid"	# still waiting for the third
+	tmq-put -K : ev 0:three 1:four
+	wait_exit "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	run cat out
+	assert_output $'old\ntwo\nthree'
+	[ ! -s err ]
+}
+
+@test "tmq-get -f --from now: only messages put after it started" {
+	mk ev -k u8 -p 3
+	tmq-put -K : ev 0:old0 1:old1 2:old2
+	tmq-get -f -o now ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	# Put probes until one shows: from then on, it is surely reading.
+	for ((i = 0; i < 25; i++)); do
+		tmq-put -k 0 ev probe
+		sleep 0.2
+		grep -q probe out && break
+	done
+	grep -q probe out
+	tmq-put -K : ev 1:new1 2:new2 0:new0
+	wait_lines out $(($(grep -c probe out) + 3))
+	kill "$pid"
+	wait_exit "$pid"
+	run bash -c "grep -v '^probe\$' out | LC_ALL=C sort"
+	assert_output $'new0\nnew1\nnew2'
+	[ ! -s err ]
+}
+
+# ---------------------------------------------------------------- the vectors
+
+@test "tmq-get: the vectors root reads back as expected.jsonl" {
+	require_vectors
+	for t in u8t u16t u32t u64t char3t char8t one typed --group--workers; do
+		tmq-get -d "$VECTORS/root" -J -- "$t" >"$t.json"
+		tmq-get -d "$VECTORS/root" -0 -- "$t" >"$t.raw"
+	done
+	run python3 - "$VECTORS/expected.jsonl" <<'EOF'
+import base64, json, sys
+exp = {}
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    exp.setdefault(o["topic"], {}).setdefault(o["partition"], []).append(o)
+bad = 0
+for t, parts in sorted(exp.items()):
+    # Partitions in turn, one message each, from partition 0.
+    queues = [list(parts.get(p, [])) for p in range(max(parts) + 1)]
+    order = []
+    while any(queues):
+        for q in queues:
+            if q:
+                order.append(q.pop(0))
+    got = [json.loads(l) for l in open(t + ".json")]
+    if len(got) != len(order):
+        print(t, "count", len(got), "want", len(order)); bad += 1
+    for g, e in zip(got, order):
+        for f in ("partition", "offset", "key", "timestamp", "type"):
+            if g[f] != e[f]:
+                print(t, e["partition"], e["offset"], f, g[f], e[f]); bad += 1
+        want = e["payload_b64"] if "payload_b64" in e else e["payload"]
+        if g["payload"] != want:
+            print(t, e["partition"], e["offset"], "payload", g["payload"], want); bad += 1
+    # The plain output: the payloads themselves, NUL after each.
+    raw = open(t + ".raw", "rb").read()
+    want = b""
+    for e in order:
+        if "payload_b64" in e:
+            want += base64.b64decode(e["payload_b64"])
+        elif isinstance(e["payload"], str):
+            want += e["payload"].encode("utf-8")
+        else:
+            want += json.dumps(e["payload"], separators=(",", ":")).encode("utf-8")
+        want += b"\0"
+    if t != "typed" and not t.startswith("--") and raw != want:
+        print(t, "plain output differs"); bad += 1
+print("bad", bad)
+EOF
+	assert_success
+	assert_output 'bad 0'
+}
+
+@test "tmq-get: vectors with -o TIME and -P give the expected subset" {
+	require_vectors
+	# Messages of u16t on 2026-11-27 or later, partition 1.
+	run bash -c 'tmq-get -d "$1/root" -o 2026-11-27 -P 1 -F "%o " u16t' - "$VECTORS"
+	assert_success
+	want=$(python3 -c '
+import json, sys
+print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
+    if o["topic"] == "u16t" and o["partition"] == 1 and o["timestamp"] >= 1795737600), end=" ")
+' "$VECTORS/expected.jsonl")
+	[ -n "$want" ]
+	assert_output "$want"
+}
+
+# ---------------------------------------------------------------- errors
+
+@test "tmq-get: no such topic exits 1" {
+	mk ev
+	run --separate-stderr tmq-get nosuch
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-get: nosuch: no such topic'
+	run --separate-stderr tmq-get ev nosuch
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: nosuch: no such topic'
+}
+
+@test "tmq-get: usage errors exit 2" {
+	mk ev
+	tmq-put ev a
+	run --separate-stderr tmq-get
+	assert_usage_error tmq-get 'missing topic'
+	run --separate-stderr tmq-get -o bogus ev
+	assert_usage_error tmq-get "--from: 'bogus': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	run --separate-stderr tmq-get -o -x ev
+	assert_usage_error tmq-get "--from: '-x': bad position (-N wants a count)"
+	run --separate-stderr tmq-get -o 99999999999999999999 ev
+	assert_usage_error tmq-get "--from: '99999999999999999999': offset too large"
+	run --separate-stderr tmq-get -o 2026-13-01 ev
+	assert_usage_error tmq-get "--from: '2026-13-01': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	run --separate-stderr tmq-get --until bogus ev
+	assert_usage_error tmq-get "--until: 'bogus': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)"
+	run --separate-stderr tmq-get -n 0 ev
+	assert_usage_error tmq-get "-n: '0': out of range (1 to 18446744073709551615)"
+	run --separate-stderr tmq-get -n 18446744073709551616 ev
+	assert_usage_error tmq-get "-n: '18446744073709551616': number too large"
+	run --separate-stderr tmq-get -n abc ev
+	assert_usage_error tmq-get "-n: 'abc': not a number"
+	run --separate-stderr tmq-get -n -1 ev
+	assert_usage_error tmq-get "-n: '-1': not a number"
+	run --separate-stderr tmq-get --no-such-option ev
+	assert_failure 2
+	assert_output ''
+	assert_equal "${stderr_lines[1]}" "Try 'tmq-get --help' for more information."
+}
+
+@test "tmq-get: a write error on standard output exits 1" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	mk ev
+	tmq-put ev a b
+	run --separate-stderr bash -c 'tmq-get ev >/dev/full'
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: write error on standard output'
+}
