@@ -33,7 +33,7 @@ static const struct tmq_option options[] = {
 	    "partition: keys on stdin end with NUL, not newline" },
 	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "info, list: print JSON" },
 	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
-	    "prune: move the files under DIR/NAME/ instead of removing them" },
+	    "prune: move the files to the root DIR (DIR/NAME/) instead" },
 	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
 	    "prune: day files older than DATE (ISO 8601, @UNIXSECONDS, or Nd "
 	    "for N days ago) go" },

@@ -4,6 +4,7 @@
  * assignment at the first ENDREBAL read after the BEGINREBAL in force, from
  * the offers read before it, so every reader of the log, whoever wrote the
  * ENDREBAL, computes it from the same offers. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,10 +105,21 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
 	if (tmq_topic_create(rootfd, gt, 4, 1, (char *const *)tmq_gkind_names,
 	    TMQ_G_NKINDS, t->name, e) < 0) {
-		/* Lost a race to another member: theirs will do. */
+		/* Lost a race to another member: theirs will do, once its
+		 * definition is in place (the winner makes the directory
+		 * first and renames the .twc in last), so that the caller's
+		 * tmq_group_open finds it. */
 		if (faccessat(rootfd, gt, F_OK, 0) == 0 &&
-		    strstr(e->msg, "exists") != NULL)
+		    strstr(e->msg, "exists") != NULL) {
+			char twc[TMQ_NAME_MAX + 24];
+			int i;
+
+			snprintf(twc, sizeof twc, "%s.twc", gt);
+			for (i = 0; i < 500 && faccessat(rootfd, twc, F_OK,
+			    AT_SYMLINK_NOFOLLOW) != 0; i++)
+				usleep(10000);
 			return 0;
+		}
 		return -1;
 	}
 	po = calloc(t->partitions, sizeof *po);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "names.h"
 #include "prune.h"
 
 /* Copy then unlink, for an archive on another filesystem. */
@@ -47,9 +48,12 @@ copy_file(int fromdir, const char *name, int todir)
 	return rc;
 }
 
+/* The archive is a root of its own: DIR/NAME/ for the files and a copy
+ * of NAME.twc, so that every tool reads it as it reads the original. */
 static int
-open_archive(const char *dir, const char *topic, struct tmq_error *e)
+open_archive(const char *dir, const struct tmq_topic *t, struct tmq_error *e)
 {
+	char def[TMQ_NAME_MAX + 8];
 	int fd, tfd;
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
@@ -57,14 +61,21 @@ open_archive(const char *dir, const char *topic, struct tmq_error *e)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return tmq_fail_errno(e, "%s", dir);
-	if (mkdirat(fd, topic, 0777) < 0 && errno != EEXIST) {
-		tmq_fail_errno(e, "%s/%s", dir, topic);
+	if (mkdirat(fd, t->name, 0777) < 0 && errno != EEXIST) {
+		tmq_fail_errno(e, "%s/%s", dir, t->name);
 		close(fd);
 		return -1;
 	}
-	tfd = openat(fd, topic, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(def, sizeof def, "%s.twc", t->name);
+	if (faccessat(fd, def, F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    tmq_topic_write_def(fd, t, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	tfd = openat(fd, t->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW);
 	if (tfd < 0)
-		tmq_fail_errno(e, "%s/%s", dir, topic);
+		tmq_fail_errno(e, "%s/%s", dir, t->name);
 	close(fd);
 	return tfd;
 }
@@ -80,7 +91,7 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0)
 		return -1;
 	if (o->archive != NULL && !o->dry_run &&
-	    (afd = open_archive(o->archive, t->name, e)) < 0) {
+	    (afd = open_archive(o->archive, t, e)) < 0) {
 		free(files);
 		return -1;
 	}

@@ -220,16 +220,75 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 	return 0;
 }
 
+/* Write NAME.twc: under a temporary name, renamed into place, so that a
+ * reader never sees half of it.  types[i] is the type of index i (NULL
+ * where none).  The library's layout, one field a line. */
+static int
+write_def(int rootfd, const char *name, int key_width, unsigned partitions,
+    char *const *types, unsigned ntypes, const char *group_topic,
+    struct tmq_error *e)
+{
+	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
+	struct json_object *js;
+	unsigned i, shown = 0;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof path, "%s.twc", name);
+	/* The name is cut short so that the temporary name stays within
+	 * NAME_MAX for every allowed name. */
+	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", name, (long)getpid());
+	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
+	    "\"message_types\": {", key_width, partitions);
+	for (i = 0; i < ntypes; i++) {
+		if (types[i] == NULL)
+			continue;
+		fputs(shown++ ? ",\n" : "\n", f);
+		js = json_object_new_string(types[i]);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+		fprintf(f, ": %u", i);
+	}
+	fputs(shown ? "\n}" : "}", f);
+	if (group_topic != NULL) {
+		fputs(",\n\"topic\": ", f);
+		js = json_object_new_string(group_topic);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+	}
+	fputs("\n}", f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		fclose(f);
+		unlinkat(rootfd, tmp, 0);
+		return -1;
+	}
+	fclose(f);
+	if (renameat(rootfd, tmp, rootfd, path) < 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		unlinkat(rootfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
 int
 tmq_topic_create(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, struct tmq_error *e)
 {
-	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
-	struct json_object *js;
+	char path[TMQ_NAME_MAX + 8];
 	unsigned i, j;
-	FILE *f;
-	int fd;
 
 	if (tmq_any_name_check(name, e) < 0)
 		return -1;
@@ -255,53 +314,19 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 		return tmq_fail_errno(e, "%s: cannot create the topic "
 		    "directory", name);
 	}
-	/* The definition goes in under a temporary name and is renamed into
-	 * place, so a reader never sees half of it.  The name is cut short so
-	 * that the temporary name stays within NAME_MAX for every allowed name. */
-	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", name, (long)getpid());
-	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0666);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		if (fd >= 0)
-			close(fd);
-		unlinkat(rootfd, name, AT_REMOVEDIR);
-		return -1;
-	}
-	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
-	    "\"message_types\": {", key_width, partitions);
-	for (i = 0; i < ntypes; i++) {
-		fputs(i ? ",\n" : "\n", f);
-		js = json_object_new_string(types[i]);
-		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
-		    f);
-		json_object_put(js);
-		fprintf(f, ": %u", i);
-	}
-	fputs(ntypes ? "\n}" : "}", f);
-	if (group_topic != NULL) {
-		fputs(",\n\"topic\": ", f);
-		js = json_object_new_string(group_topic);
-		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
-		    f);
-		json_object_put(js);
-	}
-	fputs("\n}", f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		fclose(f);
-		unlinkat(rootfd, tmp, 0);
-		unlinkat(rootfd, name, AT_REMOVEDIR);
-		return -1;
-	}
-	fclose(f);
-	if (renameat(rootfd, tmp, rootfd, path) < 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		unlinkat(rootfd, tmp, 0);
+	if (write_def(rootfd, name, key_width, partitions, types, ntypes,
+	    group_topic, e) < 0) {
 		unlinkat(rootfd, name, AT_REMOVEDIR);
 		return -1;
 	}
 	return 0;
+}
+
+int
+tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
+{
+	return write_def(rootfd, t->name, t->key_width, t->partitions, t->types,
+	    t->ntypes, t->group_topic, e);
 }
 
 /* rm -r of one topic directory: it holds plain files and tmq's own

@@ -33,6 +33,9 @@ int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 int tmq_topic_create(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, struct tmq_error *e);
+/* Write t's definition into another root (an archive); no directory. */
+int tmq_topic_write_def(int rootfd, const struct tmq_topic *t,
+    struct tmq_error *e);
 /* Remove the definition, then the directory and its files. */
 int tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e);
 /* Names of the definitions in the root, sorted; groups only when asked

@@ -583,3 +583,88 @@ EOF
 	run --separate-stderr tmq-topic delete --yes a/b
 	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
 }
+
+# --- prune -------------------------------------------------------------
+
+# A topic "old" (u16, 2 partitions) with three day files in partition 0
+# (2026-01-01: offsets 0-1, 2026-01-02: 2-3, 2026-01-03: 4) and one in
+# partition 1 (2026-01-01: 0).
+make_old_topic() {
+	local d=$TMQ_ROOT/old
+	tmq-topic create old -p 2
+	tmq_write_line "$d" 0-20260101_0.tmf u16 1 1767225600 a0
+	tmq_write_line "$d" 0-20260101_0.tmf u16 1 1767225601 a1
+	tmq_write_line "$d" 0-20260102_2.tmf u16 1 1767312000 b2
+	tmq_write_line "$d" 0-20260102_2.tmf u16 1 1767312001 b3
+	tmq_write_line "$d" 0-20260103_4.tmf u16 1 1767398400 c4
+	tmq_write_line "$d" 1-20260101_0.tmf u16 2 1767225600 p1
+}
+
+@test "prune: old day files go, the newest of each partition stays, offsets stay" {
+	make_old_topic
+	run --separate-stderr tmq-topic prune old --before 2026-01-03
+	assert_success
+	assert_output ""
+	run ls "$TMQ_ROOT/old"
+	assert_output "0-20260103_4.tmf
+1-20260101_0.tmf"
+	run tmq-get -F '%p %o %s\n' old
+	assert_output "0 4 c4
+1 0 p1"
+	# A reader asking for a pruned offset starts at the first left.
+	run --separate-stderr tmq-get -P 0 --from 1 old
+	assert_success
+	assert_output "c4"
+	assert_stderr "tmq-get: old: partition 0: offset 1 is gone, starting at 4"
+}
+
+@test "prune --dry-run lists what would go and removes nothing" {
+	make_old_topic
+	run --separate-stderr tmq-topic prune old --before 2026-01-03 --dry-run
+	assert_success
+	assert_output "0-20260101_0.tmf
+0-20260102_2.tmf"
+	[ -f "$TMQ_ROOT/old/0-20260101_0.tmf" ]
+	[ -f "$TMQ_ROOT/old/0-20260102_2.tmf" ]
+}
+
+@test "prune --archive moves the files under DIR/NAME/, DIR a root of its own" {
+	make_old_topic
+	run tmq-topic prune old --before 2026-01-02 --archive "$BATS_TEST_TMPDIR/arch"
+	assert_success
+	[ -f "$BATS_TEST_TMPDIR/arch/old/0-20260101_0.tmf" ]
+	[ ! -e "$TMQ_ROOT/old/0-20260101_0.tmf" ]
+	[ -f "$TMQ_ROOT/old/0-20260102_2.tmf" ]
+	# The partition's only file stays, old as it is.
+	[ -f "$TMQ_ROOT/old/1-20260101_0.tmf" ]
+	# The archive is a root: its files read as they did.
+	run tmq-get -d "$BATS_TEST_TMPDIR/arch" -F '%o %s\n' old
+	assert_success
+	assert_output "0 a0
+1 a1"
+}
+
+@test "prune: a group's lag counts from what remains" {
+	make_old_topic
+	tmq-get -g g --window 1 -P 1 old >/dev/null
+	run tmq-topic prune old --before 2026-01-03
+	assert_success
+	run tmq-group describe --json g
+	assert_success
+	run python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["partitions"][0]["lag"], d["total_lag"])' <<<"$output"
+	assert_output "1 2"
+}
+
+@test "prune: Nd means N days ago; --before is required and checked" {
+	make_old_topic
+	run tmq-topic prune old --before 1d --dry-run
+	assert_success
+	assert_output "0-20260101_0.tmf
+0-20260102_2.tmf"
+	run --separate-stderr tmq-topic prune old
+	assert_usage_error tmq-topic "prune needs --before DATE"
+	run --separate-stderr tmq-topic prune old --before yesterday
+	assert_usage_error tmq-topic "--before: 'yesterday': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)"
+	run --separate-stderr tmq-topic prune nosuch --before 1d
+	assert_fails_with "tmq-topic: nosuch: no such topic"
+}
