@@ -14,6 +14,7 @@
 #include "message.h"
 #include "names.h"
 #include "printer.h"
+#include "progress.h"
 #include "root.h"
 #include "timestamp.h"
 #include "topic.h"
@@ -58,9 +59,13 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	    l->p, l->n, &m, &e) < 0)
 		why = e.msg;
 	d->lines++;
+	if (d->verify && (d->lines & 4095) == 0)
+		tmq_progress("%lu files, %lu lines, %lu corrupt", d->files,
+		    d->lines, d->corrupt);
 	if (why != NULL) {
 		d->corrupt++;
 		fflush(stdout);
+		tmq_progress_done();
 		fprintf(stderr, "%s: %s/%s:%llu: partition %u offset %llu: "
 		    "%s\n", cmd.name, t->name, file, (unsigned long long)lineno,
 		    p, (unsigned long long)l->offset, why);
@@ -267,9 +272,11 @@ main(int argc, char **argv)
 			else if (rc > 0)
 				bad |= 2;
 		}
-	if (d.verify)
+	if (d.verify) {
+		tmq_progress_done();
 		printf("%lu files, %lu lines, %lu corrupt\n", d.files, d.lines,
 		    d.corrupt);
+	}
 	if (fd >= 0)
 		close(fd);
 	tmq_codec_free(&d.codec);

@@ -79,7 +79,9 @@ relist(struct tmq_linereader *r, struct tmq_error *e)
 	size_t n, i;
 
 	cur[0] = '\0';
-	if (r->fd >= 0)
+	/* (cur is (size_t)-1 once our file was pruned and none is before
+	 * our offset: then there is no name to look for.) */
+	if (r->fd >= 0 && r->cur < r->nfiles)
 		memcpy(cur, r->files[r->cur].name, sizeof cur);
 	if (tmq_pfiles_list(r->dirfd, r->partition, &files, &n, e) < 0)
 		return -1;

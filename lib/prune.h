@@ -8,7 +8,7 @@
 
 struct tmq_prune_opts {
 	unsigned before_day;	/* YYYYMMDD: files of days before it go */
-	const char *archive;	/* move them under archive/TOPIC/ instead */
+	const char *archive;	/* move them into this root (DIR/TOPIC/) instead */
 	int dry_run;
 	/* Called for each file pruned (or that would be). */
 	void (*each)(void *arg, const struct tmq_pfile *pf);
