@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "groupinfo.h"
+#include "group.h"
+#include "partfile.h"
 #include "names.h"
+#include "records.h"
 #include "root.h"
 
 enum { OPT_NEXT = 256 };
@@ -25,7 +27,7 @@ static const struct tmq_cmd cmd = {
 	"[--next] [-t TOPIC] GROUP [PARTITION OFFSET]...",
 	"Record that a group is done with each PARTITION up to and including "
 	"OFFSET; pairs come from the arguments or, one a line, from standard "
-	"input.",
+	"input (committed whenever the input pauses).",
 	"group",
 	options
 };
@@ -89,39 +91,11 @@ take(struct pairs *pp, const char *ps, const char *os, int next,
 	return 0;
 }
 
-static int
-read_pairs(struct pairs *pp, int next)
-{
-	char *line = NULL, *save, *a, *b;
-	size_t cap = 0;
-	unsigned long n = 0;
-	int bad = 0;
-
-	pp->where = "line";
-	while (getline(&line, &cap, stdin) >= 0) {
-		n++;
-		a = strtok_r(line, " \t\r\n", &save);
-		if (a == NULL)
-			continue;	/* blank lines are harmless */
-		b = strtok_r(NULL, " \t\r\n", &save);
-		if (b == NULL || strtok_r(NULL, " \t\r\n", &save) != NULL) {
-			tmq_warn(&cmd, "line %lu: want PARTITION OFFSET", n);
-			bad = 1;
-			continue;
-		}
-		if (take(pp, a, b, next, n) < 0)
-			bad = 1;
-	}
-	free(line);
-	return bad ? -1 : 0;
-}
-
 /* Every partition exists and no position is past the end. */
 static int
-check(const struct pairs *pp, const struct tmq_group *g,
-    const struct tmq_topic *t, const char *group, int next)
+check(const struct pairs *pp, const struct tmq_topic *t, const char *group,
+    int next)
 {
-	struct tmq_ginfo gi;
 	struct tmq_error e;
 	unsigned p;
 	int bad = 0;
@@ -135,17 +109,22 @@ check(const struct pairs *pp, const struct tmq_group *g,
 		}
 	if (bad)
 		return -1;
-	if (tmq_ginfo_build(g, t, &gi, &e) < 0)
-		return tmq_report(&cmd, &e), -1;
-	for (p = 0; p < pp->n; p++)
-		if (pp->best[p] > (int64_t)gi.parts[p].end) {
+	/* Only the last file of each partition named needs counting. */
+	for (p = 0; p < pp->n; p++) {
+		uint64_t end;
+
+		if (pp->best[p] < 0)
+			continue;
+		if (tmq_partition_end(t->dirfd, p, &end, &e) < 0)
+			return tmq_report(&cmd, &e), -1;
+		if (pp->best[p] > (int64_t)end) {
 			tmq_warn(&cmd, "%s: partition %u: offset %lld is beyond "
 			    "the end (%llu)", group, p,
 			    (long long)pp->best[p] - !next,
-			    (unsigned long long)gi.parts[p].end);
+			    (unsigned long long)end);
 			bad = 1;
 		}
-	tmq_ginfo_free(&gi);
+	}
 	return bad ? -1 : 0;
 }
 
@@ -170,70 +149,161 @@ commit(const struct pairs *pp, struct tmq_group *g)
 	return rc < 0 ? (tmq_report(&cmd, &e), -1) : 0;
 }
 
+/* Where the commits go, opened at the first commit: in a pipeline the
+ * group's first member creates it while we wait for input. */
+struct target {
+	const char *root, *group, *topic;
+	int next, open, fd;
+	struct tmq_group g;
+	struct tmq_topic t;
+};
+
+static int
+open_target(struct target *tg)
+{
+	struct tmq_error e;
+	char *path;
+
+	if (tmq_root_path(tg->root, &path, &e) < 0 ||
+	    tmq_root_open(path, 0, &tg->fd, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	free(path);
+	if (tmq_group_open(tg->fd, tg->group, tg->topic, &tg->g, &e) < 0) {
+		close(tg->fd);
+		return tmq_report(&cmd, &e), -1;
+	}
+	if (tg->g.topic == NULL) {
+		tmq_warn(&cmd, "%s: the group's topic is not recorded: name it "
+		    "with -t", tg->group);
+		goto bad;
+	}
+	if (tmq_topic_open(tg->fd, tg->g.topic, &tg->t, &e) < 0) {
+		tmq_report(&cmd, &e);
+		goto bad;
+	}
+	tg->open = 1;
+	return 0;
+bad:
+	tmq_group_close(&tg->g);
+	close(tg->fd);
+	return -1;
+}
+
+/* Check and write what was taken, as one COMMIT; then start afresh. */
+static int
+flush_pairs(struct pairs *pp, struct target *tg)
+{
+	unsigned p;
+	int rc;
+
+	if (!pp->any)
+		return 0;
+	if (!tg->open && open_target(tg) < 0)
+		return -1;
+	rc = check(pp, &tg->t, tg->group, tg->next) < 0 ||
+	    commit(pp, &tg->g) < 0 ? -1 : 0;
+	for (p = 0; p < pp->n; p++)
+		pp->best[p] = -1;
+	pp->any = 0;
+	return rc;
+}
+
+/* Pairs from stdin, one a line.  A batch is committed whenever the input
+ * has nothing more ready (and at its end), so that `tmq-get -f ... |
+ * tmq-commit G` commits as it goes.  After a bad line nothing more is
+ * written; the rest is still read, to report every bad line. */
+static int
+read_pairs(struct pairs *pp, struct target *tg)
+{
+	struct tmq_records rr;
+	struct tmq_error e;
+	const char *rec;
+	char line[256], *save, *a, *b;
+	size_t n;
+	int rc, bad = 0;
+
+	pp->where = "line";
+	if (tmq_records_open(&rr, STDIN_FILENO, '\n', sizeof line - 1, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	while ((rc = tmq_records_next(&rr, pp->any && !bad, &rec, &n, &e)) !=
+	    TMQ_REC_EOF) {
+		if (rc < 0) {
+			tmq_warn(&cmd, "%s", e.msg);
+			bad = 1;
+			break;
+		}
+		if (rc == TMQ_REC_WAIT) {
+			if (flush_pairs(pp, tg) < 0)
+				bad = 1;
+			continue;
+		}
+		if (rc == TMQ_REC_TOOLONG) {
+			tmq_warn(&cmd, "line %lu: want PARTITION OFFSET",
+			    rr.recno);
+			bad = 1;
+			continue;
+		}
+		memcpy(line, rec, n);
+		line[n] = '\0';
+		a = strtok_r(line, " \t\r", &save);
+		if (a == NULL)
+			continue;	/* blank lines are harmless */
+		b = strtok_r(NULL, " \t\r", &save);
+		if (b == NULL || strtok_r(NULL, " \t\r", &save) != NULL) {
+			tmq_warn(&cmd, "line %lu: want PARTITION OFFSET",
+			    rr.recno);
+			bad = 1;
+			continue;
+		}
+		if (take(pp, a, b, tg->next, rr.recno) < 0)
+			bad = 1;
+	}
+	tmq_records_close(&rr);
+	if (!bad && flush_pairs(pp, tg) < 0)
+		bad = 1;
+	return bad ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct tmq_error e;
-	struct tmq_group g;
-	struct tmq_topic t;
 	struct pairs pp = { NULL, NULL, 0, "pair", 0 };
-	const char *root = NULL, *topic = NULL, *group;
-	char *path;
-	int c, fd, next = 0, bad = 0, i;
+	struct target tg;
+	int c, bad = 0, i;
 
+	memset(&tg, 0, sizeof tg);
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
-		case OPT_NEXT: next = 1; break;
-		case 't': topic = optarg; break;
-		case 'd': root = optarg; break;
+		case OPT_NEXT: tg.next = 1; break;
+		case 't': tg.topic = optarg; break;
+		case 'd': tg.root = optarg; break;
 		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing group");
-	group = argv[optind++];
+	tg.group = argv[optind++];
 	if ((argc - optind) % 2 != 0)
 		return tmq_usage_error(&cmd, "PARTITION without OFFSET");
-	if (tmq_group_name_check(group, &e) < 0)
+	if (tmq_group_name_check(tg.group, &e) < 0)
 		return tmq_report(&cmd, &e);
 	if (optind < argc) {
+		/* Nothing is written unless every pair is good. */
 		for (i = optind; i < argc; i += 2)
-			if (take(&pp, argv[i], argv[i + 1], next,
+			if (take(&pp, argv[i], argv[i + 1], tg.next,
 			    (unsigned long)(i - optind) / 2 + 1) < 0)
 				bad = 1;
-	} else if (read_pairs(&pp, next) < 0)
-		bad = 1;
-	if (bad || !pp.any)
-		goto out;	/* nothing is written unless every pair is good */
-	if (tmq_root_path(root, &path, &e) < 0 ||
-	    tmq_root_open(path, 0, &fd, &e) < 0) {
-		bad = tmq_report(&cmd, &e);
-		goto out;
-	}
-	free(path);
-	if (tmq_group_open(fd, group, topic, &g, &e) < 0) {
-		close(fd);
-		bad = tmq_report(&cmd, &e);
-		goto out;
-	}
-	if (g.topic == NULL) {
-		tmq_warn(&cmd, "%s: the group's topic is not recorded: name it "
-		    "with -t", group);
-		bad = 1;
-	} else if (tmq_topic_open(fd, g.topic, &t, &e) < 0)
-		bad = tmq_report(&cmd, &e);
-	else {
-		if (tmq_group_replay(&g, &e) < 0)
-			bad = tmq_report(&cmd, &e);
-		else if (check(&pp, &g, &t, group, next) < 0 ||
-		    commit(&pp, &g) < 0)
+		if (!bad && flush_pairs(&pp, &tg) < 0)
 			bad = 1;
-		tmq_topic_close(&t);
+	} else if (read_pairs(&pp, &tg) < 0)
+		bad = 1;
+	if (tg.open) {
+		tmq_topic_close(&tg.t);
+		tmq_group_close(&tg.g);
+		close(tg.fd);
 	}
-	tmq_group_close(&g);
-	close(fd);
-out:
 	free(pp.best);
 	free(pp.first);
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

@@ -259,7 +259,7 @@ do_list(struct args *a)
 {
 	struct tmq_error e;
 	char **names;
-	size_t n, i;
+	size_t n, i, shown = 0;
 	int rc = TMQ_EXIT_OK;
 
 	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
@@ -292,7 +292,7 @@ do_list(struct args *a)
 			tmq_topic_close(&t);
 		}
 		if (a->json) {
-			printf("%s{\"group\":\"%s\",\"topic\":", i ? "," : "",
+			printf("%s{\"group\":\"%s\",\"topic\":", shown++ ? "," : "",
 			    gname);
 			if (g.topic)
 				printf("\"%s\"", g.topic);

@@ -152,7 +152,7 @@ do_list(const struct args *a)
 {
 	struct tmq_error e;
 	char **names, kt[16];
-	size_t n, i;
+	size_t n, i, shown = 0;
 	int fd, rc = TMQ_EXIT_OK;
 
 	if (open_root(a, 0, &fd) < 0)
@@ -185,7 +185,7 @@ do_list(const struct args *a)
 		if (a->json)
 			printf("%s{\"name\":\"%s\",\"key_type\":\"%s\","
 			    "\"partitions\":%u,\"messages\":%llu,\"bytes\":%llu}",
-			    i ? "," : "", t.name, kt, t.partitions,
+			    shown++ ? "," : "", t.name, kt, t.partitions,
 			    (unsigned long long)msgs, (unsigned long long)bytes);
 		else
 			printf("%-24s %-8s %4u %12llu %14llu\n", t.name, kt,

@@ -181,20 +181,13 @@ tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
 	return 0;
 }
 
-static int
-cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int
 tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
     struct tmq_error *e)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
 	unsigned *out = NULL, cnt = 0, cap = 0, i, j;
+	unsigned char *seen;
 	uint64_t a, b;
 
 	if (copy == NULL)
@@ -235,11 +228,19 @@ tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
 	free(copy);
 	if (cnt == 0)
 		return tmq_fail(e, "empty partition list");
-	/* Ascending, each once: a partition named twice is read once. */
-	qsort(out, cnt, sizeof *out, cmp_unsigned);
+	/* Each once, in the order first named: a partition named twice is
+	 * read once. */
+	seen = calloc(limit, 1);
+	if (seen == NULL) {
+		free(out);
+		return tmq_fail(e, "out of memory");
+	}
 	for (i = j = 0; i < cnt; i++)
-		if (j == 0 || out[j - 1] != out[i])
+		if (!seen[out[i]]) {
+			seen[out[i]] = 1;
 			out[j++] = out[i];
+		}
+	free(seen);
 	*v = out;
 	*n = j;
 	return 0;

@@ -25,7 +25,7 @@ tmq_consumer_init(struct tmq_consumer *c, struct tmq_error *e)
 {
 	memset(c, 0, sizeof *c);
 	c->ifd = -1;
-	return tmq_codec_init(&c->codec, e);
+	return tmq_dbatch_init(&c->batch, e);
 }
 
 void
@@ -33,6 +33,7 @@ tmq_consumer_clear_sources(struct tmq_consumer *c)
 {
 	size_t i;
 
+	tmq_dbatch_reset(&c->batch);
 	for (i = 0; i < c->nsrc; i++)
 		if (c->src[i].open)
 			tmq_lr_close(&c->src[i].lr);
@@ -50,7 +51,7 @@ tmq_consumer_free(struct tmq_consumer *c)
 	for (i = 0; i < c->ntopics; i++)
 		tmq_topic_close(&c->topics[i]);
 	free(c->topics);
-	tmq_codec_free(&c->codec);
+	tmq_dbatch_free(&c->batch);
 	if (c->ifd >= 0)
 		close(c->ifd);
 	memset(c, 0, sizeof *c);
@@ -175,6 +176,7 @@ tmq_consumer_seek_source(struct tmq_consumer *c, size_t i, uint64_t offset,
 	struct tmq_source *s = &c->src[i];
 	uint64_t gap;
 
+	tmq_dbatch_reset(&c->batch);
 	if (tmq_lr_seek(&s->lr, offset, &gap, e) < 0)
 		return -1;
 	if (gap != offset)
@@ -190,6 +192,7 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 {
 	size_t i;
 
+	tmq_dbatch_reset(&c->batch);
 	for (i = 0; i < c->nsrc; i++) {
 		struct tmq_source *s = &c->src[i];
 		const struct tmq_topic *t = &c->topics[s->topic];
@@ -222,51 +225,95 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 	return 0;
 }
 
+/* Read ahead: up to BATCH lines, taking one from each source in turn as
+ * tmq_consumer_next would, then decode them all at once. */
+#define BATCH 512
+
+static int
+fill(struct tmq_consumer *c, struct tmq_error *e)
+{
+	size_t k, n = c->nsrc, last = c->next + n - 1;
+	int progress;
+
+	tmq_dbatch_reset(&c->batch);
+	do {
+		progress = 0;
+		for (k = 0; k < n && c->batch.n < BATCH; k++) {
+			size_t i = (c->next + k) % n;
+			struct tmq_source *s = &c->src[i];
+			const struct tmq_topic *t = &c->topics[s->topic];
+			struct tmq_line l;
+			int rc;
+
+			if (s->stopped)
+				continue;
+			rc = tmq_lr_next(&s->lr, &l, e);
+			if (rc < 0)
+				return tmq_fail_prefix(e, "%s", t->name);
+			if (rc == 0)
+				continue;
+			if (tmq_dbatch_add(&c->batch, i, l.offset, t->key_width,
+			    t->ntypes, l.p, l.n, l.problem) < 0)
+				return tmq_fail(e, "out of memory");
+			last = i;
+			progress = 1;
+		}
+		c->next = (last + 1) % n;
+	} while (progress && c->batch.n < BATCH);
+	tmq_dbatch_decode(&c->batch);
+	return 0;
+}
+
 int
 tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
     struct tmq_error *e)
 {
-	size_t k, n = c->nsrc;
+	const struct tmq_ditem *it;
 
-	for (k = 0; k < n; k++) {
-		size_t i = (c->next + k) % n;
-		struct tmq_source *s = &c->src[i];
-		const struct tmq_topic *t = &c->topics[s->topic];
-		struct tmq_line l;
-		int rc;
+	for (;;) {
+		struct tmq_source *s;
+		const struct tmq_topic *t;
 
+		it = tmq_dbatch_take(&c->batch, m);
+		if (it == NULL) {
+			if (c->nsrc == 0 || fill(c, e) < 0)
+				return c->nsrc == 0 ? 0 : -1;
+			it = tmq_dbatch_take(&c->batch, m);
+			if (it == NULL)
+				return 0;
+		}
+		s = &c->src[it->src];
+		t = &c->topics[s->topic];
 		if (s->stopped)
-			continue;
-		rc = tmq_lr_next(&s->lr, &l, e);
-		if (rc < 0)
-			return tmq_fail_prefix(e, "%s", t->name);
-		if (rc == 0)
-			continue;
-		c->next = i + 1;
-		m->offset = l.offset;
+			continue;	/* read ahead past --until */
 		m->partition = s->partition;
-		*src = i;
-		if (l.problem != NULL) {
+		*src = it->src;
+		if (it->problem != NULL) {
 			tmq_fail(e, "%s: partition %u offset %llu: %s", t->name,
-			    s->partition, (unsigned long long)l.offset,
-			    l.problem);
+			    s->partition, (unsigned long long)it->offset,
+			    it->problem);
 			return 2;
 		}
-		if (tmq_line_decode(&c->codec, t->key_width, t->ntypes, l.p,
-		    l.n, m, e) < 0) {
-			tmq_fail_prefix(e, "%s: partition %u offset %llu",
-			    t->name, s->partition, (unsigned long long)l.offset);
+		if (!it->ok) {
+			tmq_fail(e, "%s: partition %u offset %llu: %s", t->name,
+			    s->partition, (unsigned long long)it->offset,
+			    it->err);
 			return 2;
 		}
 		if (c->have_until && m->ts > c->until) {
 			s->stopped = 1;
-			k = (size_t)-1;	/* look at every source again */
-			c->next = i + 1;
 			continue;
 		}
 		return 1;
 	}
-	return 0;
+}
+
+uint64_t
+tmq_consumer_position(const struct tmq_consumer *c, size_t i)
+{
+	const struct tmq_ditem *it = tmq_dbatch_pending(&c->batch, i);
+
+	return it != NULL ? it->offset : tmq_lr_offset(&c->src[i].lr);
 }
 
 int

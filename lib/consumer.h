@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "batchdecode.h"
 #include "linereader.h"
 #include "message.h"
 #include "position.h"
@@ -24,7 +25,7 @@ struct tmq_consumer {
 	size_t ntopics;
 	struct tmq_source *src;
 	size_t nsrc, next;
-	struct tmq_codec codec;
+	struct tmq_dbatch batch;	/* read ahead, decoded on two cores */
 	int have_until;
 	double until;
 	int ifd;			/* inotify, or -1 */
@@ -58,6 +59,9 @@ int tmq_consumer_seek_source(struct tmq_consumer *c, size_t i,
  * in e; it was skipped and the caller may go on). */
 int tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
     struct tmq_error *e);
+/* The offset the next message of source i will have (what was read ahead
+ * but not yet returned counts as not read). */
+uint64_t tmq_consumer_position(const struct tmq_consumer *c, size_t i);
 /* Every source has passed --until. */
 int tmq_consumer_done(const struct tmq_consumer *c);
 /* Sleep until a topic directory changes or timeout_ms passes. */

@@ -77,6 +77,15 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 			tmq_topic_close(&g->log);
 			return tmq_fail(e, "%s: not a consumer group log", gt);
 		}
+	/* A group consumes one topic: naming another is a mistake that would
+	 * read one topic from another's offsets. */
+	if (topic_hint != NULL && g->log.group_topic != NULL &&
+	    strcmp(topic_hint, g->log.group_topic) != 0) {
+		tmq_fail(e, "group %s consumes topic %s, not %s", name,
+		    g->log.group_topic, topic_hint);
+		tmq_topic_close(&g->log);
+		return -1;
+	}
 	g->name = strdup(name);
 	if (topic_hint != NULL)
 		g->topic = strdup(topic_hint);

@@ -78,7 +78,7 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 	for (p = 0; p < gc->nparts; p++)
 		keep[p] = UINT64_MAX;
 	for (s = 0; s < c->nsrc; s++)
-		keep[c->src[s].partition] = tmq_lr_offset(&c->src[s].lr);
+		keep[c->src[s].partition] = tmq_consumer_position(c, s);
 	tmq_consumer_clear_sources(c);
 	for (i = 0; i < n; i++) {
 		p = parts[i];
@@ -134,8 +134,9 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	if (setup(gc, c, rootfd, group, topic, e) < 0)
 		return -1;
 	t = &c->topics[gc->topic];
-	if (tmq_group_open(rootfd, group, topic, &gc->g, NULL) < 0) {
-		if (tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
+	if (tmq_group_open(rootfd, group, topic, &gc->g, e) < 0) {
+		if (strstr(e->msg, "no such group") == NULL ||
+		    tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
 		    tmq_group_open(rootfd, group, topic, &gc->g, e) < 0)
 			return -1;
 	}

@@ -163,18 +163,13 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	memset(mb, 0, sizeof *mb);
 	mb->topic_partitions = t->partitions;
 	mb->window = window;
-	if (tmq_group_open(rootfd, group, t->name, &mb->g, NULL) < 0) {
-		if (tmq_group_create(rootfd, group, t, from_now, e) < 0)
+	if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0) {
+		/* Only a missing group is made; a group of another topic is
+		 * an error (tmq_group_open said which). */
+		if (strstr(e->msg, "no such group") == NULL ||
+		    tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
+		    tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0)
 			return -1;
-		if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0)
-			return -1;
-	}
-	if (mb->g.log.group_topic != NULL &&
-	    strcmp(mb->g.log.group_topic, t->name) != 0) {
-		tmq_fail(e, "group %s consumes topic %s, not %s", group,
-		    mb->g.log.group_topic, t->name);
-		tmq_group_close(&mb->g);
-		return -1;
 	}
 	if (tmq_group_replay(&mb->g, e) < 0)
 		goto bad;

@@ -143,6 +143,11 @@ static const struct acase cases[] = {
 	{ "own not accepted is dropped", 2, {
 	    { 1, L(0, 1), L(1, 2, 3), L(1, 2) },
 	    { 2, NONE, L(0, 1, 2, 3), L(0, 3) } } },
+	/* ...nor counted as owned: else 1 (own 9) would tie with 2 (own 0)
+	 * and go first by id, taking 0. */
+	{ "own not accepted is not counted", 2, {
+	    { 1, L(9), L(0, 1, 2, 3), L(1, 3) },
+	    { 2, L(0), L(0, 1, 2, 3), L(0, 2) } } },
 	/* Only offered partitions are handed out. */
 	{ "partitions nobody offers stay unassigned", 2, {
 	    { 1, NONE, L(0, 2), L(0) },

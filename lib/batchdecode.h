@@ -1,0 +1,66 @@
+/* batchdecode.h: decoding a batch of lines at once, split over two cores,
+ * for the consumer: lines go in, in reading order; decoded messages (or
+ * the reason a line is corrupt) come out in the same order. */
+#ifndef TMQ_BATCHDECODE_H
+#define TMQ_BATCHDECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "message.h"
+#include "parallel.h"
+
+struct tmq_ditem {
+	size_t src;			/* the caller's source index */
+	uint64_t offset;
+	int key_width;
+	unsigned ntypes;
+	size_t line_at, line_len;	/* in the batch's line arena */
+	const char *problem;		/* set by the reader: corrupt */
+	int ok;				/* decoded */
+	int half;			/* which half decoded it */
+	double ts;
+	struct tmq_payload payload;	/* data: offset into the half's arena */
+	size_t key_at, pay_at;
+	char err[200];
+};
+
+struct tmq_dhalf {
+	struct tmq_dbatch *b;
+	size_t from, to;
+	struct tmq_codec codec;
+	struct tmq_msg *m;
+	unsigned char *out;
+	size_t outlen, outcap;
+	int ready;
+};
+
+struct tmq_dbatch {
+	struct tmq_ditem *items;
+	size_t n, cap, pos;
+	char *lines;
+	size_t lines_len, lines_cap;
+	struct tmq_dhalf half[2];
+	struct tmq_par par;
+	int oom;
+};
+
+int tmq_dbatch_init(struct tmq_dbatch *b, struct tmq_error *e);
+void tmq_dbatch_free(struct tmq_dbatch *b);
+/* Empty the batch (what was not taken is dropped). */
+void tmq_dbatch_reset(struct tmq_dbatch *b);
+/* Queue a line (copied).  -1 when out of memory. */
+int tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
+    int key_width, unsigned ntypes, const char *line, size_t len,
+    const char *problem);
+/* Decode everything queued. */
+void tmq_dbatch_decode(struct tmq_dbatch *b);
+/* The next item in order, or NULL; its message into m (payload pointing
+ * into the batch until the next reset). */
+const struct tmq_ditem *tmq_dbatch_take(struct tmq_dbatch *b,
+    struct tmq_msg *m);
+/* The first item not yet taken from source src, or NULL. */
+const struct tmq_ditem *tmq_dbatch_pending(const struct tmq_dbatch *b,
+    size_t src);
+
+#endif

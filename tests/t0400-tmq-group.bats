@@ -1,0 +1,889 @@
+#!/usr/bin/env bats
+# t0400-tmq-group: consumer groups (SPEC.md 5).  tmq-group describe, list,
+# rebalance, reset and delete, on the library's group in the vectors and on
+# groups of our own; membership through tmq-get -g: after each rebalance
+# every partition has exactly one owner (by describe and by the members'
+# REBALCONFIRMs), every message is read once across the members, a member
+# that leaves (TERM) or dies (KILL, then a rebalance) hands its partitions
+# over, --commit resumes where it stopped, fixed partitions (-P) read from
+# the commits under the group's lock; and a member run by the Python
+# library (TWAINMQ_REF) shares a group with a tmq member, either first.
+#
+# Members run in the background with short windows (--window 1); every
+# wait is bounded (wait_until: 10 s), and teardown stops what is left.
+
+load test_helper
+
+teardown() {
+	local f pid i
+	for f in "$BATS_TEST_TMPDIR"/*.pid; do
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for f in "$BATS_TEST_TMPDIR"/*.pid; do
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		for ((i = 0; i < 30; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		rm -f "$f"
+	done
+}
+
+# start_bg NAME COMMAND...: run COMMAND in the background, stdout to
+# $BATS_TEST_TMPDIR/NAME.out, stderr to NAME.err, its pid in NAME.pid.
+start_bg() {
+	local name=$1
+	shift
+	"$@" >"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err" 3>&- &
+	echo $! >"$BATS_TEST_TMPDIR/$name.pid"
+}
+
+# start_member NAME [TMQ-GET OPTIONS...]: a following member of group G on
+# topic ev, printing payloads.
+start_member() {
+	local name=$1
+	shift
+	start_bg "$name" tmq-get -g G --window 1 -f "$@" ev
+}
+
+# stop_bg NAME [SIGNAL]: signal NAME (TERM by default), wait for it, and
+# check it exited 0 with nothing on stderr (for TERM).
+stop_bg() {
+	local name=$1 sig=${2:-TERM} pid rc=0
+	pid=$(cat "$BATS_TEST_TMPDIR/$name.pid")
+	kill "-$sig" "$pid"
+	wait "$pid" || rc=$?
+	rm -f "$BATS_TEST_TMPDIR/$name.pid"
+	if [ "$sig" = TERM ]; then
+		assert_equal "$rc" 0
+		assert_equal "$(cat "$BATS_TEST_TMPDIR/$name.err")" ""
+	fi
+}
+
+# wait_until COMMAND...: run COMMAND every 0.1 s until it succeeds, for at
+# most 10 s; on timeout show what it said the last time, and fail.
+wait_until() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	"$@" >&2 || true
+	return 1
+}
+
+# lines_at_least N FILE...: the files have N lines or more between them.
+lines_at_least() {
+	local n=$1
+	shift
+	[ "$(cat "$@" | wc -l)" -ge "$n" ]
+}
+
+# settled N NPARTS [GROUP [DESCRIBE-OPTIONS...]]: the group is stable with
+# N members owning NPARTS partitions between them, each exactly once (by
+# describe --json), and each member's last REBALCONFIRM, written after the
+# ENDREBAL that closed the last rebalance, holds what describe says.
+# Prints "ID:P,P ID:P,P".
+settled() {
+	local n=$1 nparts=$2 group=${3:-G}
+	shift 3 2>/dev/null || shift $#
+	tmq-group describe --json "$group" "$@" >"$BATS_TEST_TMPDIR/describe.json" &&
+	    tmq-dump -J -- "--group--$group" >"$BATS_TEST_TMPDIR/log.jsonl" &&
+	    python3 - "$n" "$nparts" "$BATS_TEST_TMPDIR/describe.json" \
+		"$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF'
+		import json, sys
+		n, nparts = int(sys.argv[1]), int(sys.argv[2])
+		d = json.load(open(sys.argv[3]))
+		log = [json.loads(l) for l in open(sys.argv[4])]
+		def fail(why):
+		    print(why)
+		    sys.exit(1)
+		if d["state"] != "stable":
+		    fail("state %s" % d["state"])
+		members = {int(k): v for k, v in d["members"].items()}
+		if len(members) != n:
+		    fail("members %r, want %d" % (members, n))
+		owned = sorted(p for v in members.values() for p in v)
+		if owned != list(range(nparts)):
+		    fail("partitions owned: %r" % owned)
+		for p in d["partitions"]:
+		    if p["owner"] is None or p["partition"] not in members[p["owner"]]:
+		        fail("partition %r" % p)
+		# The rebalance in force ends at the first ENDREBAL after the last
+		# BEGINREBAL (each member past the end may write one).
+		begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"],
+		            default=-1)
+		ended = min([m["offset"] for m in log
+		             if m["type"] == "~~TWAIN~~ENDREBAL" and m["offset"] > begun],
+		            default=-1)
+		confirmed = {}
+		for m in log:
+		    if m["type"] == "~~TWAIN~~REBALCONFIRM":
+		        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
+		for k, v in members.items():
+		    off, parts = confirmed.get(k, (-1, None))
+		    if off < ended or parts != sorted(v):
+		        fail("member %d confirmed %r at %d (ENDREBAL at %d), describe: %r"
+		             % (k, parts, off, ended, v))
+		print(" ".join("%d:%s" % (k, ",".join(map(str, v)))
+		               for k, v in sorted(members.items())))
+		EOF
+}
+
+# read_once EXPECTED OUTPUT...: every line of EXPECTED is in exactly one
+# of the OUTPUT files, once, and they hold nothing else.
+read_once() {
+	python3 - "$@" <<-'EOF'
+	import collections, sys
+	want = collections.Counter(open(sys.argv[1], encoding="utf-8").read().splitlines())
+	got = collections.Counter()
+	for f in sys.argv[2:]:
+	    got.update(open(f, encoding="utf-8").read().splitlines())
+	dup = sum(c - 1 for c in got.values() if c > 1)
+	missing = sum((want - got).values())
+	extra = sum((got - want).values())
+	print("%d read, %d duplicated, %d missing, %d unexpected"
+	      % (sum(got.values()), dup, missing, extra))
+	EOF
+}
+
+# put_batch FIRST LAST FILE: put messages FIRST..LAST (key = the number,
+# payload "msg-N") on ev, and append the payloads to FILE.
+put_batch() {
+	seq "$1" "$2" | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
+	seq "$1" "$2" | sed 's/^/msg-/' >>"$3"
+}
+
+# committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition.
+committed() {
+	tmq-group describe --json "${@:-G}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join("%s=%s" % (p, o) for p, o in
+    sorted(d["committed"].items(), key=lambda kv: int(kv[0]))))'
+}
+
+# log_length [GROUP]: lines in the group's log.
+log_length() {
+	tmq-dump -J -- "--group--${1:-G}" | wc -l
+}
+
+# end_of P [TOPIC]: the end offset of partition P.
+end_of() {
+	tmq-topic info --json "${2:-ev}" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["partitions"][int(sys.argv[1])]["end"])' "$1"
+}
+
+# Topic ev (u32 keys, 4 partitions, keys 1..40 with payloads m1..m40) and
+# group G on it from start, made by a fixed-partition reader.
+make_group() {
+	tmq-topic create -k u32 -p 4 ev
+	seq 1 40 | awk '{ print $1 " m" $1 }' | tmq-put -K ' ' ev
+	tmq-get -g G -P 0 -n 1 ev >/dev/null
+}
+
+# --- describe and list on the library's group -------------------------
+
+@test "describe --json on the library's group: members and commits as the library holds them" {
+	require_vectors
+	run --separate-stderr tmq-group describe --json -t u32t workers -d "$VECTORS/root"
+	assert_success
+	assert_stderr ""
+	echo "$output" >"$BATS_TEST_TMPDIR/d.json"
+	run python3 - "$VECTORS/group.json" "$BATS_TEST_TMPDIR/d.json" <<-'EOF'
+	import json, sys
+	want = json.load(open(sys.argv[1]))
+	got = json.load(open(sys.argv[2]))
+	for k in ("group", "topic", "members", "committed"):
+	    if got[k] != want[k]:
+	        print("%s: got %r, want %r" % (k, got[k], want[k]))
+	print(got["state"], got["total_lag"],
+	      [(p["partition"], p["committed"], p["end"], p["lag"], p["owner"])
+	       for p in got["partitions"]])
+	EOF
+	assert_success
+	assert_output "stable 30 [(0, 21, 28, 7, 1), (1, 29, 41, 12, 2), (2, 4, 4, 0, 1), (3, 1, 12, 11, 2), (4, 5, 5, 0, 1)]"
+	run python3 -c 'import json, sys; print(json.loads(sys.argv[1])["topic"])' "$(cat "$BATS_TEST_TMPDIR/d.json")"
+	assert_output u32t
+}
+
+@test "describe as text: members, then PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG OWNER" {
+	require_vectors
+	run --separate-stderr tmq-group describe -t u32t workers -d "$VECTORS/root"
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 "group:     workers"
+	assert_line --index 1 "topic:     u32t"
+	assert_line --index 2 "state:     stable"
+	assert_line --index 3 "members:   2"
+	assert_line --index 4 "total lag: 30"
+	assert_line --regexp '^MEMBER +PARTITIONS +LAST-SEEN$'
+	assert_line --regexp '^1 +0,2,4 +2026-11-28T12:00:14\.250Z$'
+	assert_line --regexp '^2 +1,3 +2026-11-28T12:00:14\.250Z$'
+	assert_line --regexp '^PARTITION +CURRENT-OFFSET +LOG-END-OFFSET +LAG +OWNER$'
+	assert_line --regexp '^0 +21 +28 +7 +1$'
+	assert_line --regexp '^1 +29 +41 +12 +2$'
+	assert_line --regexp '^2 +4 +4 +0 +1$'
+	assert_line --regexp '^3 +1 +12 +11 +2$'
+	assert_line --regexp '^4 +5 +5 +0 +1$'
+}
+
+@test "describe --max-lag N: exit 1 naming each partition that lags by more" {
+	require_vectors
+	run --separate-stderr tmq-group describe --max-lag 11 -t u32t workers -d "$VECTORS/root"
+	assert_failure 1
+	assert_stderr "tmq-group: workers: partition 1 lags by 12 (more than 11)"
+	assert_line --regexp '^1 +29 +41 +12 +2$'
+	run --separate-stderr tmq-group describe --max-lag 6 --json -t u32t workers -d "$VECTORS/root"
+	assert_failure 1
+	assert_equal "$stderr" "tmq-group: workers: partition 0 lags by 7 (more than 6)
+tmq-group: workers: partition 1 lags by 12 (more than 6)
+tmq-group: workers: partition 3 lags by 11 (more than 6)"
+	assert_output --partial '"total_lag":30'
+	run --separate-stderr tmq-group describe --max-lag 12 -t u32t workers -d "$VECTORS/root"
+	assert_success
+	assert_stderr ""
+	run --separate-stderr tmq-group describe --max-lag x -t u32t workers -d "$VECTORS/root"
+	assert_equal "$status" 2
+	[[ $stderr == "tmq-group: --max-lag: "* ]]
+}
+
+@test "describe errors: topic not recorded, no such group, bad names" {
+	require_vectors
+	run --separate-stderr tmq-group describe workers -d "$VECTORS/root"
+	assert_fails_with "tmq-group: workers: the group's topic is not recorded: name it with -t"
+	assert_output ""
+	run --separate-stderr tmq-group describe nosuch -d "$VECTORS/root"
+	assert_fails_with "tmq-group: nosuch: no such group"
+	run --separate-stderr tmq-group describe -t u32t nosuch -d "$VECTORS/root"
+	assert_fails_with "tmq-group: nosuch: no such group"
+	run --separate-stderr tmq-group describe 'a/b' -d "$VECTORS/root"
+	assert_fails_with "tmq-group: 'a/b': bad group name (use letters, digits, '_', '.' and '-')"
+	run --separate-stderr tmq-group describe .. -d "$VECTORS/root"
+	assert_fails_with "tmq-group: '..': bad group name"
+	run --separate-stderr tmq-group describe -d "$VECTORS/root" -- -x
+	assert_fails_with "tmq-group: '-x': bad group name (must not begin with '-')"
+	# A topic is not a group.
+	run --separate-stderr tmq-group describe -t u32t u8t -d "$VECTORS/root"
+	assert_fails_with "tmq-group: u8t: no such group"
+	# -t naming a topic that is not there.
+	run --separate-stderr tmq-group describe -t nosuch workers -d "$VECTORS/root"
+	assert_equal "$status" 1
+	[[ $stderr == "tmq-group: "*nosuch* ]]
+}
+
+@test "usage errors" {
+	make_group
+	run --separate-stderr tmq-group
+	assert_usage_error tmq-group "missing command (list, describe, rebalance, reset or delete)"
+	run --separate-stderr tmq-group frob G
+	assert_usage_error tmq-group "'frob': unknown command"
+	run --separate-stderr tmq-group describe
+	assert_usage_error tmq-group "describe: missing group"
+	run --separate-stderr tmq-group describe G H
+	assert_usage_error tmq-group "describe: too many operands"
+	run --separate-stderr tmq-group list G
+	assert_usage_error tmq-group "list: too many operands"
+	run --separate-stderr tmq-group reset G
+	assert_usage_error tmq-group "reset needs --to or --shift-by"
+	run --separate-stderr tmq-group reset G --to bogus
+	assert_usage_error tmq-group "--to: 'bogus': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	run --separate-stderr tmq-group rebalance G --window 0
+	assert_equal "$status" 2
+	[[ $stderr == "tmq-group: --window: "* ]]
+}
+
+@test "list, as text and --json" {
+	require_vectors
+	run --separate-stderr tmq-group list -d "$VECTORS/root"
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 --regexp '^GROUP +TOPIC +MEMBERS +LAG$'
+	assert_line --index 1 --regexp '^workers +- +- +-$'
+	assert_equal "${#lines[@]}" 2
+	run --separate-stderr tmq-group list --json -d "$VECTORS/root"
+	assert_success
+	assert_output '[{"group":"workers","topic":null,"members":null,"lag":null}]'
+
+	# A root with no group: nothing, or [].
+	tmq-topic create -k u32 -p 4 ev
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_output ""
+	run --separate-stderr tmq-group list --json
+	assert_success
+	assert_output "[]"
+
+	# Our groups record their topic.
+	seq 1 40 | awk '{ print $1 " m" $1 }' | tmq-put -K ' ' ev
+	tmq-get -g G -P 0 -n 1 ev >/dev/null
+	tmq-get -g H -o now -P 0 ev >/dev/null
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_line --index 1 --regexp '^G +ev +0 +40$'
+	assert_line --index 2 --regexp '^H +ev +0 +0$'
+	run --separate-stderr tmq-group list --json
+	assert_success
+	run python3 -c 'import json, sys; print(json.loads(sys.argv[1]))' "$output"
+	assert_output "[{'group': 'G', 'topic': 'ev', 'members': 0, 'lag': 40}, {'group': 'H', 'topic': 'ev', 'members': 0, 'lag': 0}]"
+}
+
+# --- members ----------------------------------------------------------
+
+@test "three members: one owner per partition after each rebalance, every message read once" {
+	tmq-topic create -k u32 -p 6 ev
+	start_member a
+	wait_until settled 1 6
+	run settled 1 6
+	assert_output "1:0,1,2,3,4,5"
+	start_member b
+	wait_until settled 2 6
+	run settled 2 6
+	assert_output "1:0,2,4 2:1,3,5"
+	start_member c
+	wait_until settled 3 6
+	run settled 3 6
+	assert_output "1:0,4 2:1,3 3:2,5"
+	# Resetting under active members is refused.
+	run --separate-stderr tmq-group reset G --to start
+	assert_fails_with "tmq-group: G: 3 members are active: stop them or use --force"
+
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 300 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 300 "$BATS_TEST_TMPDIR"/[abc].out
+	sleep 0.3
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR"/[abc].out
+	assert_output "300 read, 0 duplicated, 0 missing, 0 unexpected"
+	# Each read its own share, which for 300 keys over 6 partitions is
+	# something for everyone.
+	for m in a b c; do
+		[ -s "$BATS_TEST_TMPDIR/$m.out" ]
+	done
+	stop_bg a
+	stop_bg b
+	stop_bg c
+}
+
+@test "members starting at once on a new group: one creates it, all join with distinct ids" {
+	tmq-topic create -k u32 -p 6 ev
+	start_member a
+	start_member b
+	start_member c
+	wait_until settled 3 6
+	run settled 3 6
+	assert_output --regexp '^1:[0-9,]+ 2:[0-9,]+ 3:[0-9,]+$'
+	# One JOINED that counts per id (any others were aborted).
+	run python3 -c '
+import json, sys
+first = {}
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    if m["type"] == "~~TWAIN~~JOINED":
+        first.setdefault(m["key"], m["payload"]["tag"])
+print(sorted(first))' "$BATS_TEST_TMPDIR/log.jsonl"
+	assert_output "[1, 2, 3]"
+	# One group, made once: one initial COMMIT, under key 0.
+	run grep -c '"key":0,.*COMMIT' "$BATS_TEST_TMPDIR/log.jsonl"
+	assert_output 1
+	# Nobody gave up (a member that lost the race to create the group
+	# once failed with "G: no such group").
+	stop_bg a
+	stop_bg b
+	stop_bg c
+}
+
+@test "a member that leaves (TERM) hands its partitions to the others; with --commit nothing is read twice" {
+	tmq-topic create -k u32 -p 6 ev
+	start_member a --commit
+	wait_until settled 1 6
+	start_member b --commit
+	wait_until settled 2 6
+	start_member c --commit
+	wait_until settled 3 6
+	run settled 3 6
+	assert_output "1:0,4 2:1,3 3:2,5"
+
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 150 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 150 "$BATS_TEST_TMPDIR"/[abc].out
+	before=$(wc -l <"$BATS_TEST_TMPDIR/b.out")
+
+	stop_bg b
+	# b wrote a BEGINREBAL and an empty offer on its way out.
+	run python3 -c '
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+print([(m["type"][9:], m["payload"]) for m in log if m["key"] == 2][-2:])' \
+	    <(tmq-dump -J -- --group--G)
+	assert_output --regexp "^\[\('BEGINREBAL', \{'timestamp': [0-9.]+\}\), \('REBALOFFER', \{'own': \[\], 'partitions': \[\]\}\)\]$"
+	wait_until settled 2 6
+	# Owners keep theirs and share b's.
+	run settled 2 6
+	assert_output "1:0,1,4 3:2,3,5"
+
+	put_batch 151 300 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 300 "$BATS_TEST_TMPDIR"/[abc].out
+	sleep 0.3
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR"/[abc].out
+	assert_output "300 read, 0 duplicated, 0 missing, 0 unexpected"
+	# b read nothing after it left; the survivors read all of the rest.
+	run wc -l <"$BATS_TEST_TMPDIR/b.out"
+	assert_output "$before"
+	run read_once <(seq 151 300 | sed 's/^/msg-/') \
+	    <(cat "$BATS_TEST_TMPDIR"/[ac].out | grep -Fxf <(seq 151 300 | sed 's/^/msg-/'))
+	assert_output "150 read, 0 duplicated, 0 missing, 0 unexpected"
+	stop_bg a
+	stop_bg c
+	run --separate-stderr tmq-group describe --max-lag 0 G
+	assert_success
+}
+
+@test "a member that dies (KILL) keeps its partitions until a rebalance (tmq-group rebalance writes a BEGINREBAL)" {
+	tmq-topic create -k u32 -p 6 ev
+	start_member a
+	wait_until settled 1 6
+	start_member b
+	wait_until settled 2 6
+	stop_bg b KILL
+	# No heartbeat: the log still says b holds 1,3,5.
+	run settled 2 6
+	assert_success
+	assert_output "1:0,2,4 2:1,3,5"
+	before=$(log_length)
+	run --separate-stderr tmq-group rebalance G --window 2
+	assert_success
+	assert_output ""
+	assert_stderr ""
+	# Under key 0, ending --window seconds after it was written.
+	run python3 -c '
+import json, sys
+m = json.loads(sys.stdin.readlines()[int(sys.argv[1])])
+print(m["type"], m["key"], abs(m["payload"]["timestamp"] - m["timestamp"] - 2) < 0.01)' \
+	    "$before" < <(tmq-dump -J -- --group--G)
+	assert_output "~~TWAIN~~BEGINREBAL 0 True"
+	run tmq-group describe --json G
+	assert_output --partial '"state":"rebalancing"'
+	wait_until settled 1 6
+	run settled 1 6
+	assert_output "1:0,1,2,3,4,5"
+	# a answered the rebalance; b could not.
+	run python3 -c '
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "$before"
+	assert_output --regexp "^\[\(0, 'BEGINREBAL'\), \(1, 'REBALOFFER'\), \(1, 'ENDREBAL'\), \(1, 'REBALCONFIRM'\)\]$"
+
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 60 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 60 "$BATS_TEST_TMPDIR/a.out"
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
+	assert_output "60 read, 0 duplicated, 0 missing, 0 unexpected"
+}
+
+@test "rebalance on a group with no members, and on no group" {
+	make_group
+	run --separate-stderr tmq-group rebalance G --window 1
+	assert_success
+	run tmq-dump -J -- --group--G
+	assert_line --index 1 --regexp '"key":0,.*"type":"~~TWAIN~~BEGINREBAL","payload":\{"timestamp":[0-9.]+\}\}$'
+	run tmq-group describe G
+	assert_line --index 2 --regexp '^state: +rebalancing until [0-9T:.-]+Z$'
+	# Nobody answers: once it is over, the group is empty again.
+	wait_until bash -c 'tmq-group describe --json G | grep -q "\"state\":\"empty\""'
+	run --separate-stderr tmq-group rebalance nosuch
+	assert_fails_with "tmq-group: nosuch: no such group"
+}
+
+@test "a member restarted with --commit resumes at the committed offsets" {
+	tmq-topic create -k u32 -p 6 ev
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 60 "$BATS_TEST_TMPDIR/want"
+	run --separate-stderr tmq-get -g G --window 1 --commit -n 20 ev
+	assert_success
+	assert_stderr ""
+	assert_equal "${#lines[@]}" 20
+	echo "$output" >"$BATS_TEST_TMPDIR/run1"
+	run --separate-stderr tmq-get -g G --window 1 --commit ev
+	assert_success
+	assert_stderr ""
+	echo "$output" >"$BATS_TEST_TMPDIR/run2"
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/run1" "$BATS_TEST_TMPDIR/run2"
+	assert_output "60 read, 0 duplicated, 0 missing, 0 unexpected"
+	run --separate-stderr tmq-group describe --max-lag 0 G
+	assert_success
+	# Only what was put since.
+	: >"$BATS_TEST_TMPDIR/want2"
+	put_batch 61 75 "$BATS_TEST_TMPDIR/want2"
+	run --separate-stderr tmq-get -g G --window 1 --commit ev
+	assert_success
+	echo "$output" >"$BATS_TEST_TMPDIR/run3"
+	run read_once "$BATS_TEST_TMPDIR/want2" "$BATS_TEST_TMPDIR/run3"
+	assert_output "15 read, 0 duplicated, 0 missing, 0 unexpected"
+	# Without --commit nothing is recorded: the same again.
+	put_batch 76 80 "$BATS_TEST_TMPDIR/want2"
+	run --separate-stderr tmq-get -g G --window 1 ev
+	assert_equal "${#lines[@]}" 5
+	run --separate-stderr tmq-get -g G --window 1 ev
+	assert_equal "${#lines[@]}" 5
+}
+
+@test "a member joining the library's group resumes at the library's commits" {
+	copy_vectors_root "$BATS_TEST_TMPDIR/vroot"
+	export TMQ_ROOT="$BATS_TEST_TMPDIR/vroot"
+	run --separate-stderr tmq-get -g workers --window 1 --commit -F '%p %o\n' u32t
+	assert_success
+	assert_stderr ""
+	run sort -n -k1,1 -k2,2 <<<"$output"
+	assert_output "$( (seq 21 27 | sed 's/^/0 /'; seq 29 40 | sed 's/^/1 /'; seq 1 11 | sed 's/^/3 /'))"
+	# It took id 3 (the library's members had 1 and 2), and committed.
+	run tmq-dump -J -- --group--workers
+	assert_line --index 19 --partial '"key":3,'
+	assert_line --index 19 --partial '"type":"~~TWAIN~~JOINED"'
+	run --separate-stderr tmq-group describe --max-lag 0 -t u32t workers
+	assert_success
+}
+
+# --- fixed partitions --------------------------------------------------
+
+@test "-g G -P: fixed partitions read from the committed offsets, under the group's lock" {
+	make_group
+	tmq-commit G 0 2 1 4 2 0
+	run --separate-stderr tmq-get -g G -P 0,1 -F '%p %o\n' ev
+	assert_success
+	assert_stderr ""
+	run sort -n -k1,1 -k2,2 <<<"$output"
+	assert_output "$( (seq 3 $(($(end_of 0) - 1)) | sed 's/^/0 /'; seq 5 $(($(end_of 1) - 1)) | sed 's/^/1 /'))"
+	# No member joined.
+	run tmq-dump -J -- --group--G
+	refute_output --partial "JOINED"
+
+	# A reader holding the lock...
+	start_bg fixed tmq-get -g G -P 3 -f -F '%p %o\n' ev
+	wait_until lines_at_least "$(end_of 3)" "$BATS_TEST_TMPDIR/fixed.out"
+	run --separate-stderr tmq-get -g G -P 0,1 ev
+	assert_fails_with "tmq-get: group G: another reader of fixed partitions holds the group's lock"
+	assert_output ""
+	stop_bg fixed
+	# ...and free again once it is gone.
+	run --separate-stderr tmq-get -g G -P 2 -n 1 -F '%p %o' ev
+	assert_success
+	assert_output "2 1"
+	# The lock lives where the library does not look for partition files.
+	[ -f "$TMQ_ROOT/--group--G/.tmq/lock" ]
+}
+
+@test "-g G -P --commit: the next fixed reader goes on from there" {
+	make_group
+	run --separate-stderr tmq-get -g G -P 0,2 --commit -n 5 -F '%p %o\n' ev
+	assert_success
+	assert_output "0 0
+2 0
+0 1
+2 1
+0 2"
+	run committed
+	assert_output "0=3 1=0 2=2 3=0"
+	# Fixed readers commit under key 0.
+	run tmq-dump -J -- --group--G
+	assert_line --index 1 --partial '"key":0,'
+	assert_line --index 1 --partial '"payload":{"partition_offsets":[[0,3],[2,2]]}'
+	run --separate-stderr tmq-get -g G -P 0,2 --commit -n 2 -F '%p %o\n' ev
+	assert_output "0 3
+2 2"
+	run --separate-stderr tmq-get -g G -P 7 ev
+	assert_equal "$status" 1
+	assert_stderr "tmq-get: ev: partition 7 does not exist (topic has 4)"
+}
+
+@test "-g workers -P on the library's group reads from the library's commits" {
+	copy_vectors_root "$BATS_TEST_TMPDIR/vroot"
+	run --separate-stderr tmq-get -d "$BATS_TEST_TMPDIR/vroot" -g workers -P 0,1 -J u32t
+	assert_success
+	assert_stderr ""
+	echo "$output" >"$BATS_TEST_TMPDIR/got.jsonl"
+	run python3 - "$VECTORS/expected.jsonl" "$BATS_TEST_TMPDIR/got.jsonl" <<-'EOF'
+	import json, sys
+	committed = {0: 21, 1: 29}
+	want = []
+	for l in open(sys.argv[1], encoding="utf-8"):
+	    o = json.loads(l)
+	    if "payload_b64" in o:
+	        o["payload"] = o.pop("payload_b64")
+	    if o["topic"] == "u32t" and o["offset"] >= committed.get(o["partition"], 1e9):
+	        want.append(o)
+	got = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
+	key = lambda o: (o["partition"], o["offset"])
+	print(len(got), len(want), sorted(got, key=key) == sorted(want, key=key))
+	EOF
+	assert_output "19 19 True"
+}
+
+# --- reset ---------------------------------------------------------------
+
+@test "reset --to start, now, OFFSET, with -P, and --shift-by" {
+	make_group
+	e0=$(end_of 0) e1=$(end_of 1) e2=$(end_of 2) e3=$(end_of 3)
+	before=$(log_length)
+	run --separate-stderr tmq-group reset G --to now
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET$'
+	assert_line --index 1 --regexp "^0 +0 +$e0\$"
+	assert_line --index 4 --regexp "^3 +0 +$e3\$"
+	assert_equal "${#lines[@]}" 5
+	run committed
+	assert_output "0=$e0 1=$e1 2=$e2 3=$e3"
+	run log_length
+	assert_output $((before + 1))
+
+	run --separate-stderr tmq-group reset G --to 3 -P 1,2
+	assert_success
+	assert_output --regexp "^PARTITION +OLD-OFFSET +NEW-OFFSET
+1 +$e1 +3
+2 +$e2 +3\$"
+	run committed
+	assert_output "0=$e0 1=3 2=3 3=$e3"
+
+	run --separate-stderr tmq-group reset G --shift-by -2
+	assert_success
+	run committed
+	assert_output "0=$((e0 - 2)) 1=1 2=1 3=$((e3 - 2))"
+	# Clamped to the partition: not before its first offset...
+	run --separate-stderr tmq-group reset G --shift-by -5 -P 1
+	assert_line --index 1 --regexp '^1 +1 +0$'
+	# ...nor past its end.
+	run --separate-stderr tmq-group reset G --shift-by +100 -P 0
+	assert_line --index 1 --regexp "^0 +$((e0 - 2)) +$e0\$"
+	run --separate-stderr tmq-group reset G --to 1000 -P 3
+	assert_line --index 1 --regexp "^3 +$((e3 - 2)) +$e3\$"
+	# --shift-by moves from --to when both are given.
+	run --separate-stderr tmq-group reset G --to start --shift-by 4
+	assert_success
+	run committed
+	assert_output "0=4 1=4 2=4 3=4"
+	run --separate-stderr tmq-group reset G --to start
+	run committed
+	assert_output "0=0 1=0 2=0 3=0"
+	# The reset offsets are where a fixed reader starts.
+	tmq-group reset G --to 2 -P 3 >/dev/null
+	run --separate-stderr tmq-get -g G -P 3 -n 1 -F '%p %o' ev
+	assert_output "3 2"
+
+	before=$(log_length)
+	run --separate-stderr tmq-group reset G --to start -P 7
+	assert_fails_with "tmq-group: G: partition 7 does not exist (topic has 4)"
+	run --separate-stderr tmq-group reset G --shift-by x
+	assert_equal "$status" 2
+	[[ $stderr == "tmq-group: --shift-by: "* ]]
+	run --separate-stderr tmq-group reset nosuch --to start
+	assert_fails_with "tmq-group: nosuch: no such group"
+	run log_length
+	assert_output "$before"
+}
+
+@test "reset --to @TIME and ISO 8601: the first message at or after it" {
+	# Partition 0 at 1000, 2000, 3000, 4000; partition 1 at 1500, 2500, 3500.
+	tmq-topic create -p 2 tv
+	for t in 1000 2000 3000 4000; do
+		tmq_write_line "$TMQ_ROOT/tv" 0-19700101_0.tmf u16 1 "$t" "p0 at $t"
+	done
+	for t in 1500 2500 3500; do
+		tmq_write_line "$TMQ_ROOT/tv" 1-19700101_0.tmf u16 2 "$t" "p1 at $t"
+	done
+	tmq-get -g G -P 0 -n 1 tv >/dev/null
+	run --separate-stderr tmq-group reset G --to @2500
+	assert_success
+	assert_line --index 1 --regexp '^0 +0 +2$'
+	assert_line --index 2 --regexp '^1 +0 +1$'
+	run --separate-stderr tmq-get -g G -P 0,1 tv
+	assert_output "p0 at 3000
+p1 at 2500
+p0 at 4000
+p1 at 3500"
+	run --separate-stderr tmq-group reset G --to @2000 -P 0
+	assert_line --index 1 --regexp '^0 +2 +1$'
+	run --separate-stderr tmq-group reset G --to 1970-01-01T00:50:00Z
+	assert_success
+	assert_line --index 1 --regexp '^0 +1 +2$'
+	assert_line --index 2 --regexp '^1 +1 +2$'
+	run --separate-stderr tmq-group reset G --to @9999
+	assert_line --index 1 --regexp '^0 +2 +4$'
+	assert_line --index 2 --regexp '^1 +2 +3$'
+	run --separate-stderr tmq-group reset G --to @0
+	assert_line --index 1 --regexp '^0 +4 +0$'
+	assert_line --index 2 --regexp '^1 +3 +0$'
+}
+
+@test "reset --dry-run prints OLD and NEW and writes nothing" {
+	make_group
+	tmq-commit G 0 4 >/dev/null
+	before=$(log_length)
+	run --separate-stderr tmq-group reset G --to now --dry-run
+	assert_success
+	assert_stderr ""
+	assert_line --index 0 --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET$'
+	assert_line --index 1 --regexp "^0 +5 +$(end_of 0)\$"
+	assert_line --index 2 --regexp "^1 +0 +$(end_of 1)\$"
+	run --separate-stderr tmq-group reset G --shift-by -3 -P 0 --dry-run
+	assert_output --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET
+0 +5 +2$'
+	run log_length
+	assert_output "$before"
+	run committed
+	assert_output "0=5 1=0 2=0 3=0"
+}
+
+@test "reset refuses while a member is active, unless --force" {
+	make_group
+	start_member a
+	wait_until settled 1 4
+	before=$(log_length)
+	run --separate-stderr tmq-group reset G --to now
+	assert_fails_with "tmq-group: G: 1 member is active: stop it or use --force"
+	assert_output ""
+	run log_length
+	assert_output "$before"
+	# A dry run harms nobody.
+	run --separate-stderr tmq-group reset G --to now --dry-run
+	assert_success
+	assert_line --index 1 --regexp "^0 +0 +$(end_of 0)\$"
+	run --separate-stderr tmq-group reset G --to 5 -P 1 --force
+	assert_success
+	assert_line --index 1 --regexp '^1 +0 +5$'
+	run committed
+	assert_output "0=0 1=5 2=0 3=0"
+	# Once the member has left (and its rebalance is over), no --force.
+	stop_bg a
+	wait_until bash -c 'tmq-group describe --json G | grep -q "\"members\":{}"'
+	run --separate-stderr tmq-group reset G --to 6 -P 1
+	assert_success
+	run committed
+	assert_output "0=0 1=6 2=0 3=0"
+}
+
+# --- delete ----------------------------------------------------------------
+
+@test "delete: --yes removes the group and only the group; without a terminal it refuses" {
+	make_group
+	run --separate-stderr setsid -w tmq-group delete G </dev/null
+	assert_fails_with "tmq-group: no terminal to confirm on: use --yes"
+	assert_output ""
+	[ -f "$TMQ_ROOT/--group--G.twc" ]
+	run --separate-stderr tmq-group delete --yes G
+	assert_success
+	assert_output ""
+	assert_stderr ""
+	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
+	[ ! -e "$TMQ_ROOT/--group--G" ]
+	run --separate-stderr tmq-group describe G
+	assert_fails_with "tmq-group: G: no such group"
+	run --separate-stderr tmq-group list
+	assert_output ""
+	run tmq-get ev
+	assert_equal "${#lines[@]}" 40
+	run --separate-stderr tmq-group delete -y G
+	assert_fails_with "tmq-group: G: no such group"
+	# A new group of that name starts afresh.
+	run --separate-stderr tmq-get -g G -P 0 -n 1 -F '%o' ev
+	assert_output 0
+}
+
+# --- the Python library as a fellow member ---------------------------------
+
+# Source the library's environment, or skip.
+require_ref() {
+	if [ -z "${TWAINMQ_REF-}" ]; then
+		skip "TWAINMQ_REF not set: library interop not tested"
+	fi
+	local env=$VECTORS/../tools/refenv.sh
+	[ -f "$env" ] || skip "refenv.sh not found at $env"
+	# refenv.sh makes its shim directory with mktemp: keep it here.
+	TMPDIR=$BATS_TEST_TMPDIR source "$env"
+	python3 -c 'import twainmq' || skip "the library at $TWAINMQ_REF does not import"
+}
+
+# Topic ev with a message in every partition before any member starts: the
+# library starts a partition that has no file yet at its end, whatever was
+# committed (twainmq 0.1.9, TwainMQConsumerlet._seek_active_file), and would
+# miss messages put after it was assigned.
+make_seeded_topic() {
+	tmq-topic create -k u32 -p 6 ev
+	: >"$BATS_TEST_TMPDIR/want"
+	seq 1 30 | awk '{ print $1 " seed-" $1 }' | tmq-put -K ' ' ev
+	seq 1 30 | sed 's/^/seed-/' >>"$BATS_TEST_TMPDIR/want"
+	run python3 -c '
+import json, sys
+print(all(p["end"] > 0 for p in json.load(sys.stdin)["partitions"]))' < <(tmq-topic info --json ev)
+	assert_output True
+}
+
+# start_py NAME WINDOW: a library member of G on ev.
+start_py() {
+	start_bg "$1" python3 "$BATS_TEST_DIRNAME/pymember.py" "$TMQ_ROOT" ev G "$2" 30 \
+	    "$BATS_TEST_TMPDIR/$1.stop"
+}
+
+# stop_py NAME: tell it to stop; it commits and exits 0.
+stop_py() {
+	local pid rc=0
+	touch "$BATS_TEST_TMPDIR/$1.stop"
+	pid=$(cat "$BATS_TEST_TMPDIR/$1.pid")
+	wait "$pid" || rc=$?
+	rm -f "$BATS_TEST_TMPDIR/$1.pid"
+	assert_equal "$rc" 0
+}
+
+# both_read: every message read once between the two, both had a share.
+check_shared() {
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/py.out" "$BATS_TEST_TMPDIR/tmq.out"
+	assert_output "230 read, 0 duplicated, 0 missing, 0 unexpected"
+	[ -s "$BATS_TEST_TMPDIR/py.out" ]
+	[ -s "$BATS_TEST_TMPDIR/tmq.out" ]
+	run grep '^py partitions' "$BATS_TEST_TMPDIR/py.err"
+	assert_output --regexp '^py partitions \[[0-9]'
+	run --separate-stderr tmq-group describe -t ev --max-lag 0 G
+	assert_success
+}
+
+@test "library member first (it makes the group), then a tmq member: one group, each message once" {
+	require_ref
+	make_seeded_topic
+	start_py py 3
+	wait_until grep -q '^py joined as 1$' "$BATS_TEST_TMPDIR/py.err"
+	start_bg tmq tmq-get -g G -f --window 2 --commit ev
+	wait_until settled 2 6 G -t ev
+	run settled 2 6 G -t ev
+	assert_output "1:0,2,4 2:1,3,5"
+	put_batch 1 200 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 230 "$BATS_TEST_TMPDIR/py.out" "$BATS_TEST_TMPDIR/tmq.out"
+	stop_py py
+	stop_bg tmq
+	check_shared
+	# The library made the group: no topic recorded.
+	run --separate-stderr tmq-group describe G
+	assert_fails_with "tmq-group: G: the group's topic is not recorded: name it with -t"
+}
+
+@test "tmq member first (it makes the group), then a library member: one group, each message once" {
+	require_ref
+	make_seeded_topic
+	start_bg tmq tmq-get -g G -f --window 3 --commit ev
+	wait_until bash -c 'tmq-dump -J -- --group--G | grep -q JOINED'
+	start_py py 2
+	wait_until settled 2 6
+	run settled 2 6
+	assert_output "1:0,2,4 2:1,3,5"
+	run grep '^py joined as' "$BATS_TEST_TMPDIR/py.err"
+	assert_output "py joined as 2"
+	put_batch 1 200 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 230 "$BATS_TEST_TMPDIR/py.out" "$BATS_TEST_TMPDIR/tmq.out"
+	stop_py py
+	stop_bg tmq
+	check_shared
+}

@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# t0800-completion.bats: the shell completions.  completions/tmq.bash is
+# loaded into a real bash (after bash-completion when it is installed),
+# COMP_WORDS and the rest are set as bash sets them, _tmq is called, and
+# COMPREPLY is what is checked.  completions/_tmq is only syntax-checked,
+# when zsh is there.
+
+load test_helper
+
+SRC=${TMQ_SRCDIR:-$BATS_TEST_DIRNAME/..}
+
+# comp WORD...: complete a command line made of these words, the last one
+# (maybe empty) under the cursor; print the candidates sorted, one a line.
+# With TMQ_NO_BASH_COMPLETION set, bash-completion is not loaded first.
+comp() {
+	bash --norc --noprofile -c '
+		if [ -z "${TMQ_NO_BASH_COMPLETION-}" ] &&
+		    [ -f /usr/share/bash-completion/bash_completion ]; then
+			. /usr/share/bash-completion/bash_completion
+		fi
+		. "$0" || exit 1
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		COMPREPLY=()
+		_tmq "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		if ((${#COMPREPLY[@]})); then
+			printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort
+		fi
+	' "$SRC/completions/tmq.bash" "$@"
+}
+
+# Two topics and a group in $TMQ_ROOT, one topic in $OTHER.
+make_roots() {
+	OTHER=$BATS_TEST_TMPDIR/other
+	tmq-topic create alpha
+	tmq-topic create beta -p 3
+	: >"$TMQ_ROOT/--group--g.twc"
+	mkdir "$TMQ_ROOT/--group--g"
+	tmq-topic -d "$OTHER" create gamma
+}
+
+@test "the script defines _tmq for all six tools" {
+	run bash --norc --noprofile -c '. "$0"; complete -p' \
+	    "$SRC/completions/tmq.bash"
+	assert_success
+	local t
+	for t in tmq-topic tmq-put tmq-get tmq-group tmq-commit tmq-dump; do
+		assert_line --regexp "^complete -F _tmq .*$t( |\$)"
+	done
+}
+
+@test "tmq-get --fo completes to --follow and --format" {
+	run comp tmq-get --fo
+	assert_success
+	assert_output $'--follow\n--format'
+}
+
+@test "options come from --completion-helper" {
+	run comp tmq-dump -
+	assert_success
+	local want
+	want=$(tmq-dump --completion-helper | sed -n 's/^\(-[^ ]*\) .*/\1/p' |
+	    LC_ALL=C sort)
+	assert_output "$want"
+}
+
+@test "tmq-topic create x -k completes key types" {
+	run comp tmq-topic create x -k ''
+	assert_success
+	assert_line u8
+	assert_line u16
+	assert_line u32
+	assert_line u64
+	assert_line char
+	run comp tmq-topic create x --key-type u1
+	assert_output $'u16'
+}
+
+@test "tmq-get completes the topics of TMQ_ROOT, not its groups" {
+	make_roots
+	run comp tmq-get ''
+	assert_success
+	assert_output $'alpha\nbeta'
+	run comp tmq-get alpha ''
+	assert_output $'alpha\nbeta'
+	run comp tmq-get b
+	assert_output beta
+}
+
+@test "-d and --root on the command line choose the root" {
+	make_roots
+	run comp tmq-get -d "$OTHER" ''
+	assert_success
+	assert_output gamma
+	run comp tmq-get --root "$OTHER" -f ''
+	assert_output gamma
+	run comp tmq-get "-d$OTHER" ''
+	assert_output gamma
+	# bash splits "--root=DIR" at the "=".
+	run comp tmq-get --root = "$OTHER" ''
+	assert_output gamma
+}
+
+@test "without -d or TMQ_ROOT, the root is under XDG_DATA_HOME, else HOME" {
+	make_roots
+	mkdir -p "$BATS_TEST_TMPDIR/xdg" "$BATS_TEST_TMPDIR/home/.local/share"
+	cp -R "$OTHER" "$BATS_TEST_TMPDIR/xdg/tmq"
+	cp -R "$TMQ_ROOT" "$BATS_TEST_TMPDIR/home/.local/share/tmq"
+	run env -u TMQ_ROOT XDG_DATA_HOME="$BATS_TEST_TMPDIR/xdg" \
+	    bash -c "$(declare -f comp); SRC='$SRC'; comp tmq-get ''"
+	assert_output gamma
+	run env -u TMQ_ROOT -u XDG_DATA_HOME HOME="$BATS_TEST_TMPDIR/home" \
+	    bash -c "$(declare -f comp); SRC='$SRC'; comp tmq-get ''"
+	assert_output $'alpha\nbeta'
+}
+
+@test "tmq-topic completes its subcommands" {
+	run comp tmq-topic ''
+	assert_success
+	local want
+	want=$(tmq-topic --completion-helper | sed -n 's/^operands //p' |
+	    tr ' ' '\n' | LC_ALL=C sort)
+	assert_output "$want"
+	assert_line create
+	assert_line delete
+	run comp tmq-topic -d /nonexistent li
+	assert_output list
+}
+
+@test "after a subcommand come the names it takes" {
+	make_roots
+	run comp tmq-topic info ''
+	assert_output $'alpha\nbeta'
+	run comp tmq-topic create ''
+	assert_output ''
+	run comp tmq-topic list ''
+	assert_output ''
+	run comp tmq-group describe ''
+	assert_output g
+	run comp tmq-group ''
+	assert_line list
+	assert_line reset
+}
+
+@test "group operands and arguments complete group names" {
+	make_roots
+	run comp tmq-commit ''
+	assert_output g
+	run comp tmq-commit g ''
+	assert_output ''
+	run comp tmq-get -g ''
+	assert_output g
+	run comp tmq-get -g g ''
+	assert_output $'alpha\nbeta'
+}
+
+@test "tmq-get --from completes start and now" {
+	run comp tmq-get --from ''
+	assert_success
+	assert_output $'now\nstart'
+	run comp tmq-get -fo ''
+	assert_output $'now\nstart'
+	run comp tmq-get --from = s
+	assert_output start
+	run comp tmq-group reset g --to ''
+	assert_output $'now\nstart'
+}
+
+@test "tmq-put completes one TOPIC and no MESSAGE" {
+	make_roots
+	run comp tmq-put -k 1 ''
+	assert_output $'alpha\nbeta'
+	run comp tmq-put alpha ''
+	assert_output ''
+}
+
+@test "directory and file arguments complete file names" {
+	mkdir -p "$BATS_TEST_TMPDIR/dirs/sub1" "$BATS_TEST_TMPDIR/dirs/sub2"
+	: >"$BATS_TEST_TMPDIR/dirs/file1"
+	run comp tmq-get -d "$BATS_TEST_TMPDIR/dirs/s"
+	assert_output "$BATS_TEST_TMPDIR/dirs/sub1
+$BATS_TEST_TMPDIR/dirs/sub2"
+	run comp tmq-put --file "$BATS_TEST_TMPDIR/dirs/f"
+	assert_output "$BATS_TEST_TMPDIR/dirs/file1"
+	TMQ_NO_BASH_COMPLETION=1 run comp tmq-get -d "$BATS_TEST_TMPDIR/dirs/s"
+	assert_output "$BATS_TEST_TMPDIR/dirs/sub1
+$BATS_TEST_TMPDIR/dirs/sub2"
+}
+
+@test "it works without bash-completion too" {
+	make_roots
+	TMQ_NO_BASH_COMPLETION=1 run comp tmq-get ''
+	assert_output $'alpha\nbeta'
+	TMQ_NO_BASH_COMPLETION=1 run comp tmq-get --fo
+	assert_output $'--follow\n--format'
+}
+
+@test "nothing after -- is an option" {
+	run comp tmq-get -- -
+	assert_output ''
+}
+
+@test "each tool's --completion-helper runs once per shell" {
+	mkdir "$BATS_TEST_TMPDIR/wrap"
+	cat >"$BATS_TEST_TMPDIR/wrap/tmq-get" <<EOF
+#!/bin/sh
+echo "\$*" >>"$BATS_TEST_TMPDIR/calls"
+exec "$(command -v tmq-get)" "\$@"
+EOF
+	chmod +x "$BATS_TEST_TMPDIR/wrap/tmq-get"
+	PATH=$BATS_TEST_TMPDIR/wrap:$PATH run bash --norc --noprofile -c '
+		. "$0"
+		for w in --fo --fr -; do
+			COMP_WORDS=(tmq-get "$w") COMP_CWORD=1
+			COMP_LINE="tmq-get $w" COMP_POINT=${#COMP_LINE}
+			_tmq tmq-get "$w" tmq-get
+			echo "${#COMPREPLY[@]}"
+		done' "$SRC/completions/tmq.bash"
+	assert_success
+	assert_line --index 0 2
+	assert_line --index 1 1
+	run grep -c -- --completion-helper "$BATS_TEST_TMPDIR/calls"
+	assert_output 1
+}
+
+@test "the zsh completion parses" {
+	command -v zsh >/dev/null || skip "zsh is not installed: _tmq not checked"
+	run zsh -n "$SRC/completions/_tmq"
+	assert_success
+	run head -n 1 "$SRC/completions/_tmq"
+	assert_output '#compdef tmq-topic tmq-put tmq-get tmq-group tmq-commit tmq-dump'
+}
