@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "appender.h"
+#include "grow.h"
 #include "partfile.h"
 #include "timestamp.h"
 
@@ -224,18 +225,8 @@ tmq_appender_add(struct tmq_appender *a, unsigned partition, const char *line,
 	if (ap->len + n > BATCH_MAX &&
 	    flush_part(a, partition, tmq_utc_day(tmq_now()), e) < 0)
 		return -1;
-	if (ap->len + n > ap->cap) {
-		size_t nc = ap->cap ? ap->cap : 8192;
-		char *nb;
-
-		while (nc < ap->len + n)
-			nc *= 2;
-		nb = realloc(ap->buf, nc);
-		if (nb == NULL)
-			return tmq_fail(e, "out of memory");
-		ap->buf = nb;
-		ap->cap = nc;
-	}
+	if (tmq_grow(&ap->buf, &ap->cap, ap->len + n, 1) < 0)
+		return tmq_fail(e, "out of memory");
 	memcpy(ap->buf + ap->len, line, n);
 	ap->len += n;
 	a->pending += n;

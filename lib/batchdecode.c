@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "batchdecode.h"
+#include "grow.h"
 
 #define SPLIT_MIN 64
 
@@ -52,24 +53,6 @@ tmq_dbatch_reset(struct tmq_dbatch *b)
 	b->n = b->pos = b->lines_len = 0;
 }
 
-static int
-grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-	void **p = pp, *np;
-	size_t nc = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (nc < need)
-		nc *= 2;
-	np = realloc(*p, nc * elem);
-	if (np == NULL)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 int
 tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
     int key_width, unsigned ntypes, const char *line, size_t len,
@@ -77,8 +60,8 @@ tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
 {
 	struct tmq_ditem *it;
 
-	if (grow(&b->items, &b->cap, b->n + 1, sizeof *b->items) < 0 ||
-	    grow(&b->lines, &b->lines_cap, b->lines_len + len + 1, 1) < 0)
+	if (tmq_grow(&b->items, &b->cap, b->n + 1, sizeof *b->items) < 0 ||
+	    tmq_grow(&b->lines, &b->lines_cap, b->lines_len + len + 1, 1) < 0)
 		return -1;
 	it = &b->items[b->n++];
 	it->src = src;
@@ -121,7 +104,7 @@ decode_half(void *arg)
 			continue;
 		}
 		kb = tmq_key_bytes(it->key_width);
-		if (grow(&h->out, &h->outcap, h->outlen + kb +
+		if (tmq_grow(&h->out, &h->outcap, h->outlen + kb +
 		    h->m->payload.len, 1) < 0) {
 			strcpy(it->err, "out of memory");
 			continue;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "grow.h"
 
 #define COMPLETION_HELPER 0x7ff0
 
@@ -186,7 +187,8 @@ tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
     struct tmq_error *e)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
-	unsigned *out = NULL, cnt = 0, cap = 0, i, j;
+	unsigned *out = NULL, cnt = 0, i, j;
+	size_t cap = 0;
 	unsigned char *seen;
 	uint64_t a, b;
 
@@ -211,16 +213,9 @@ tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
 				    limit);
 				goto bad;
 			}
-			if (cnt == cap) {
-				unsigned *nv;
-
-				cap = cap ? cap * 2 : 8;
-				nv = realloc(out, cap * sizeof *out);
-				if (nv == NULL) {
-					tmq_fail(e, "out of memory");
-					goto bad;
-				}
-				out = nv;
+			if (tmq_grow(&out, &cap, cnt + 1, sizeof *out) < 0) {
+				tmq_fail(e, "out of memory");
+				goto bad;
 			}
 			out[cnt++] = (unsigned)a;
 		}

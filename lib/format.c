@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "grow.h"
 
 static int
 push(struct tmq_format *f, size_t *cap, char field, const char *text,
@@ -16,15 +17,8 @@ push(struct tmq_format *f, size_t *cap, char field, const char *text,
 		f->ops[f->nops - 1].len += len;
 		return 0;
 	}
-	if (f->nops == *cap) {
-		struct tmq_fmt_op *n;
-
-		*cap = *cap ? *cap * 2 : 8;
-		n = realloc(f->ops, *cap * sizeof *n);
-		if (n == NULL)
-			return tmq_fail(e, "out of memory");
-		f->ops = n;
-	}
+	if (tmq_grow(&f->ops, cap, f->nops + 1, sizeof *f->ops) < 0)
+		return tmq_fail(e, "out of memory");
 	f->ops[f->nops].field = field;
 	f->ops[f->nops].text = text;
 	f->ops[f->nops].len = len;

@@ -81,6 +81,43 @@ get_parts(struct json_object *o, const char *name, unsigned **v, unsigned *n,
 	return 0;
 }
 
+/* Nothing but JSON white space: the library's json.loads refuses any
+ * other bytes after the object. */
+static int
+only_space(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+/* json-c clamps integers past 2^64-1 to 2^64-1: when a tag reads as that,
+ * make sure the text really says 18446744073709551615. */
+static int
+max_tag_is_exact(const char *json, size_t n)
+{
+	static const char max[] = "18446744073709551615";
+	const char *p = json, *end = json + n;
+
+	while (p < end && (p = memchr(p, '"', (size_t)(end - p))) != NULL) {
+		if ((size_t)(end - p) >= 5 && memcmp(p, "\"tag\"", 5) == 0) {
+			p += 5;
+			while (p < end && (*p == ' ' || *p == ':' || *p == '\t' ||
+			    *p == '\n' || *p == '\r'))
+				p++;
+			return (size_t)(end - p) >= sizeof max - 1 &&
+			    memcmp(p, max, sizeof max - 1) == 0 &&
+			    (p + sizeof max - 1 == end ||
+			    p[sizeof max - 1] < '0' || p[sizeof max - 1] > '9');
+		}
+		p++;
+	}
+	return 0;
+}
+
 int
 tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
     struct tmq_gmsg *m, struct tmq_error *e)
@@ -98,7 +135,8 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 	if (tok == NULL)
 		return tmq_fail(e, "out of memory");
 	o = json_tokener_parse_ex(tok, json, (int)n);
-	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+	if (o == NULL || !json_object_is_type(o, json_type_object) ||
+	    !only_space(json + tok->char_offset, n - (size_t)tok->char_offset)) {
 		tmq_fail(e, "%s: body is not a JSON object", tmq_gkind_names[k]);
 		goto out;
 	}
@@ -109,7 +147,8 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 			goto bad;
 		errno = 0;
 		m->tag = json_object_get_uint64(f);
-		if (errno != 0 || json_object_get_int64(f) < 0) {
+		if (errno != 0 || json_object_get_int64(f) < 0 ||
+		    (m->tag == UINT64_MAX && !max_tag_is_exact(json, n))) {
 			tmq_fail(e, "bad \"tag\"");
 			goto bad;
 		}

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base85.h"
+#include "grow.h"
 #include "message.h"
 #include "utf8.h"
 #include "timestamp.h"
@@ -30,25 +31,6 @@ tmq_codec_free(struct tmq_codec *c)
 	memset(c, 0, sizeof *c);
 }
 
-static int
-reserve(unsigned char **buf, size_t *cap, size_t need, struct tmq_error *e)
-{
-	unsigned char *nb;
-	size_t nc;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 4096;
-	while (nc < need)
-		nc *= 2;
-	nb = realloc(*buf, nc);
-	if (nb == NULL)
-		return tmq_fail(e, "out of memory");
-	*buf = nb;
-	*cap = nc;
-	return 0;
-}
-
 long
 tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
     double ts, const struct tmq_payload *p, char *out, size_t outcap,
@@ -66,8 +48,8 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	/* Room for the raw payload and, after it, its deflate (which for
 	 * incompressible data is a few bytes longer than the input). */
 	room = raw + raw / 1000 + 64;
-	if (reserve(&c->scratch, &c->scratch_cap, raw + room, e) < 0)
-		return -1;
+	if (tmq_grow(&c->scratch, &c->scratch_cap, raw + room, 1) < 0)
+		return tmq_fail(e, "out of memory");
 	hdr = tmq_payload_header(p, c->scratch);
 	memcpy(c->scratch + hdr, p->data, p->len);
 	comp = c->scratch + raw;
@@ -114,8 +96,8 @@ tmq_line_decode(struct tmq_codec *c, int key_width, unsigned ntypes,
 	if (tmq_ts_decode(line + kch, &m->ts) < 0)
 		return tmq_fail(e, "bad base85 in the timestamp");
 	body = n - kch - TMQ_TS_CHARS;
-	if (reserve(&c->b85, &c->b85_cap, tmq_b85_declen(body) + 1, e) < 0)
-		return -1;
+	if (tmq_grow(&c->b85, &c->b85_cap, tmq_b85_declen(body) + 1, 1) < 0)
+		return tmq_fail(e, "out of memory");
 	z = tmq_b85_decode(line + kch + TMQ_TS_CHARS, body, c->b85);
 	if (z < 0)
 		return tmq_fail(e, "bad base85 in the body");

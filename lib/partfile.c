@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "partfile.h"
+#include "grow.h"
 
 /* Decimal without sign or leading zeros ("0" itself is fine). */
 static int
@@ -99,17 +100,10 @@ tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
 			continue;
 		if (partition >= 0 && pf.partition != (unsigned long)partition)
 			continue;
-		if (cnt == cap) {
-			struct tmq_pfile *nv;
-
-			cap = cap ? cap * 2 : 8;
-			nv = realloc(v, cap * sizeof *v);
-			if (nv == NULL) {
-				free(v);
-				closedir(d);
-				return tmq_fail(e, "out of memory");
-			}
-			v = nv;
+		if (tmq_grow(&v, &cap, cnt + 1, sizeof *v) < 0) {
+			free(v);
+			closedir(d);
+			return tmq_fail(e, "out of memory");
 		}
 		v[cnt++] = pf;
 	}

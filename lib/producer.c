@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "partitioner.h"
 #include "producer.h"
 #include "timestamp.h"
@@ -125,18 +126,8 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
 	if (pl.type == TMQ_TYPED && !tmq_json_is_object(pl.data, n))
 		return tmq_fail(e, "not a JSON object (-T %s)", p->o.type_name);
-	if (h->outlen + TMQ_LINE_MAX > h->outcap) {
-		size_t nc = h->outcap ? h->outcap * 2 : 64 * 1024;
-		char *nb;
-
-		while (nc < h->outlen + TMQ_LINE_MAX)
-			nc *= 2;
-		nb = realloc(h->out, nc);
-		if (nb == NULL)
-			return tmq_fail(e, "out of memory");
-		h->out = nb;
-		h->outcap = nc;
-	}
+	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
+		return tmq_fail(e, "out of memory");
 	len = tmq_line_encode(&h->codec, t->key_width, key, tmq_now(), &pl,
 	    h->out + h->outlen, TMQ_LINE_MAX, e);
 	if (len < 0)
@@ -216,18 +207,8 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 	    (p->nrecs > 0 && p->arena_len + n > BATCH_BYTES))
 		if (process(p, e) < 0)
 			return -1;
-	if (p->arena_len + n > p->arena_cap) {
-		size_t nc = p->arena_cap ? p->arena_cap : 64 * 1024;
-		char *nb;
-
-		while (nc < p->arena_len + n)
-			nc *= 2;
-		nb = realloc(p->arena, nc);
-		if (nb == NULL)
-			return tmq_fail(e, "out of memory");
-		p->arena = nb;
-		p->arena_cap = nc;
-	}
+	if (tmq_grow(&p->arena, &p->arena_cap, p->arena_len + n, 1) < 0)
+		return tmq_fail(e, "out of memory");
 	memcpy(p->arena + p->arena_len, rec, n);
 	r = &p->recs[p->nrecs++];
 	r->at = p->arena_len;

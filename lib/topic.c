@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "keys.h"
+#include "grow.h"
 #include "names.h"
 #include "topic.h"
 
@@ -431,15 +432,8 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		isg = tmq_is_group_topic(de->d_name);
 		if ((groups == 0 && isg) || (groups == 1 && !isg))
 			continue;
-		if (cnt == cap) {
-			char **nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof *v);
-			if (nv == NULL)
-				goto oom;
-			v = nv;
-		}
+		if (tmq_grow(&v, &cap, cnt + 1, sizeof *v) < 0)
+			goto oom;
 		nm = strndup(de->d_name, len - 4);
 		if (nm == NULL)
 			goto oom;

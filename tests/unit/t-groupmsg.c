@@ -246,6 +246,11 @@ test_malformed(void)
 		{ TMQ_G_JOINED, "{\"tag\":null}" },
 		{ TMQ_G_JOINED, "{\"tag\":true}" },
 		{ TMQ_G_JOINED, "{\"tags\":1}" },
+		/* json-c would clamp these; the library refuses them. */
+		{ TMQ_G_JOINED, "{\"tag\":18446744073709551616}" },
+		{ TMQ_G_JOINED, "{\"tag\":99999999999999999999999}" },
+		{ TMQ_G_JOINED, "{\"tag\":1}xyz" },
+		{ TMQ_G_COMMIT, "{\"partition_offsets\":[]} {}" },
 		{ TMQ_G_ABORTJOIN, "{}" },
 		{ TMQ_G_ABORTJOIN, "{\"tag\":[1]}" },
 		{ TMQ_G_BEGINREBAL, "{}" },
