@@ -162,12 +162,9 @@ static int
 open_target(struct target *tg)
 {
 	struct tmq_error e;
-	char *path;
 
-	if (tmq_root_path(tg->root, &path, &e) < 0 ||
-	    tmq_root_open(path, 0, &tg->fd, &e) < 0)
+	if (tmq_root_open_opt(tg->root, 0, &tg->fd, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	free(path);
 	if (tmq_group_open(tg->fd, tg->group, tg->topic, &tg->g, &e) < 0) {
 		close(tg->fd);
 		return tmq_report(&cmd, &e), -1;

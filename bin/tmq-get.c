@@ -190,7 +190,6 @@ main(int argc, char **argv)
 	unsigned *parts = NULL, nparts = 0;
 	uint64_t seen = 0, since_commit = 0;
 	double last_commit;
-	char *path;
 	int fd, corrupt = 0, fatal = 0, i, rc, timeout, grouped;
 	size_t src;
 
@@ -206,10 +205,10 @@ main(int argc, char **argv)
 	c.have_until = o.have_until;
 	c.until = o.until;
 	c.notice = print_notice;
-	if (tmq_root_path(o.root, &path, &e) < 0 ||
-	    tmq_root_open(path, 0, &fd, &e) < 0)
+	if (tmq_root_open_opt(o.root, 0, &fd, &e) < 0) {
+		tmq_consumer_free(&c);
 		return tmq_report(&cmd, &e);
-	free(path);
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);

@@ -492,7 +492,6 @@ main(int argc, char **argv)
 	struct args a;
 	struct tmq_error e;
 	const char *sub;
-	char *path;
 	uint64_t v;
 	int c, rc, nargs;
 
@@ -553,10 +552,8 @@ main(int argc, char **argv)
 		    "%s: too many operands", sub);
 	if (strcmp(sub, "reset") == 0 && !a.have_to && !a.have_shift)
 		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
-	if (tmq_root_path(a.root, &path, &e) < 0 ||
-	    tmq_root_open(path, 0, &a.rootfd, &e) < 0)
+	if (tmq_root_open_opt(a.root, 0, &a.rootfd, &e) < 0)
 		return tmq_report(&cmd, &e);
-	free(path);
 	if (strcmp(sub, "list") == 0)
 		rc = do_list(&a);
 	else if (strcmp(sub, "describe") == 0)

@@ -135,7 +135,6 @@ main(int argc, char **argv)
 	struct tmq_error e;
 	struct put pp;
 	const char *root = NULL, **files = NULL;
-	char *path;
 	int c, fd, nfiles = 0, whole = 0, null = 0, fatal = 0, i;
 
 	memset(&pp, 0, sizeof pp);
@@ -169,10 +168,8 @@ main(int argc, char **argv)
 		return tmq_usage_error(&cmd, "-l takes no MESSAGE operands");
 	if (null && whole)
 		return tmq_usage_error(&cmd, "-0 and -l do not go together");
-	if (tmq_root_path(root, &path, &e) < 0 ||
-	    tmq_root_open(path, 0, &fd, &e) < 0)
+	if (tmq_root_open_opt(root, 0, &fd, &e) < 0)
 		return tmq_report(&cmd, &e);
-	free(path);
 	if (tmq_topic_open(fd, argv[optind], &t, &e) < 0)
 		return tmq_report(&cmd, &e);
 	close(fd);

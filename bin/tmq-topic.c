@@ -67,14 +67,8 @@ static int
 open_root(const struct args *a, int create, int *fd)
 {
 	struct tmq_error e;
-	char *path;
-	int rc;
 
-	if (tmq_root_path(a->root, &path, &e) < 0)
-		return tmq_report(&cmd, &e), -1;
-	rc = tmq_root_open(path, create, fd, &e);
-	free(path);
-	if (rc < 0)
+	if (tmq_root_open_opt(a->root, create, fd, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	return 0;
 }

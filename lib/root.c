@@ -77,3 +77,16 @@ tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 	*fd = d;
 	return 0;
 }
+
+int
+tmq_root_open_opt(const char *opt, int create, int *fd, struct tmq_error *e)
+{
+	char *path;
+	int rc;
+
+	if (tmq_root_path(opt, &path, e) < 0)
+		return -1;
+	rc = tmq_root_open(path, create, fd, e);
+	free(path);
+	return rc;
+}

@@ -10,5 +10,8 @@ int tmq_root_path(const char *opt, char **path, struct tmq_error *e);
 /* Open the root directory; with create, make it and its parents when
  * missing (as mkdir -p). */
 int tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e);
+/* Both at once: the root that opt (or the environment) names, opened. */
+int tmq_root_open_opt(const char *opt, int create, int *fd,
+    struct tmq_error *e);
 
 #endif
