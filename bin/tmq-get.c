@@ -178,6 +178,41 @@ partitions_of(int rootfd, const char *topic, const char *arg, unsigned **parts,
 	return 0;
 }
 
+/* Open the root and set the sources up: the topics' partitions, or the
+ * group's share or fixed partitions. */
+static int
+setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
+    int argc, char **argv)
+{
+	struct tmq_error e;
+	unsigned *parts = NULL, nparts = 0;
+	int fd, i, rc = 0;
+
+	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	for (i = optind; i < argc && rc == 0; i++) {
+		if (partitions_of(fd, argv[i], o->parts_arg, &parts, &nparts) < 0) {
+			rc = -1;
+			break;
+		}
+		if (o->group == NULL)
+			rc = tmq_consumer_add(c, fd, argv[i], parts, nparts, &e);
+		else if (parts != NULL)
+			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i], parts,
+			    nparts, o->pos.kind == TMQ_POS_NOW, &e);
+		else
+			rc = tmq_gc_join(gc, c, fd, o->group, argv[i],
+			    o->pos.kind == TMQ_POS_NOW, o->window, &e);
+		if (rc < 0)
+			tmq_report(&cmd, &e);
+	}
+	close(fd);
+	free(parts);
+	if (rc == 0 && o->group == NULL && tmq_consumer_seek(c, &o->pos, &e) < 0)
+		rc = (tmq_report(&cmd, &e), -1);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -185,63 +220,46 @@ main(int argc, char **argv)
 	struct tmq_consumer c;
 	struct tmq_gconsumer gc;
 	struct tmq_error e;
-	struct tmq_msg *m;
+	struct tmq_msg *m = NULL;
 	struct sigaction sa;
-	unsigned *parts = NULL, nparts = 0;
 	uint64_t seen = 0, since_commit = 0;
 	double last_commit;
-	int fd, corrupt = 0, fatal = 0, i, rc, timeout, grouped;
+	int corrupt = 0, fatal = 1, rc, timeout, grouped;
 	size_t src;
 
 	memset(&o, 0, sizeof o);
+	memset(&gc, 0, sizeof gc);
+	gc.lockfd = -1;
 	o.pr.mode = TMQ_PRINT_PAYLOAD;
 	o.pr.term = '\n';
 	o.pos.kind = TMQ_POS_START;
-	if ((rc = parse(argc, argv, &o)) != 0)
+	if ((rc = parse(argc, argv, &o)) != 0) {
+		tmq_format_free(&o.pr.fmt);
 		return rc < 0 ? TMQ_EXIT_OK : rc;
+	}
 	grouped = o.group != NULL;
-	if (tmq_consumer_init(&c, &e) < 0)
+	if (tmq_consumer_init(&c, &e) < 0) {
+		tmq_format_free(&o.pr.fmt);
 		return tmq_report(&cmd, &e);
+	}
 	c.have_until = o.have_until;
 	c.until = o.until;
 	c.notice = print_notice;
-	if (tmq_root_open_opt(o.root, 0, &fd, &e) < 0) {
-		tmq_consumer_free(&c);
-		return tmq_report(&cmd, &e);
-	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	memset(&gc, 0, sizeof gc);
-	gc.lockfd = -1;
-	for (i = optind; i < argc; i++) {
-		if (partitions_of(fd, argv[i], o.parts_arg, &parts, &nparts) < 0)
-			return TMQ_EXIT_FAIL;
-		if (!grouped)
-			rc = tmq_consumer_add(&c, fd, argv[i], parts, nparts, &e);
-		else if (parts != NULL)
-			rc = tmq_gc_fixed(&gc, &c, fd, o.group, argv[i], parts,
-			    nparts, o.pos.kind == TMQ_POS_NOW, &e);
-		else
-			rc = tmq_gc_join(&gc, &c, fd, o.group, argv[i],
-			    o.pos.kind == TMQ_POS_NOW, o.window, &e);
-		if (rc < 0) {
-			tmq_report(&cmd, &e);
-			tmq_gc_close(&gc);
-			return TMQ_EXIT_FAIL;
-		}
-	}
-	close(fd);
-	free(parts);
+	if (setup(&o, &c, &gc, argc, argv) < 0)
+		goto out;
 	gc.autocommit = o.commit;
 	gc.flush = flush_stdout;
-	if (!grouped && tmq_consumer_seek(&c, &o.pos, &e) < 0)
-		return tmq_report(&cmd, &e);
+	fatal = 0;
 
 	m = malloc(sizeof *m);
-	if (m == NULL)
-		return TMQ_EXIT_FAIL;
+	if (m == NULL) {
+		fatal = 1;
+		goto out;
+	}
 	o.pr.out = stdout;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	last_commit = tmq_now();
@@ -321,6 +339,7 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		fatal = 1;
 	}
+out:
 	tmq_gc_close(&gc);
 	free(m);
 	tmq_format_free(&o.pr.fmt);

@@ -127,6 +127,26 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	return flush(pp);
 }
 
+/* The checks on the options that need them all. */
+static int
+check_usage(const struct tmq_producer_opts *o, int nfiles, int whole, int null,
+    int nops)
+{
+	if (nops < 1)
+		return tmq_usage_error(&cmd, "missing topic");
+	if (o->key != NULL && o->keydelim != NULL)
+		return tmq_usage_error(&cmd, "-k and -K do not go together");
+	if (o->keydelim != NULL && *o->keydelim == '\0')
+		return tmq_usage_error(&cmd, "empty key delimiter");
+	if (nfiles > 0 && !whole)
+		return tmq_usage_error(&cmd, "--file needs -l");
+	if (whole && nops > 1)
+		return tmq_usage_error(&cmd, "-l takes no MESSAGE operands");
+	if (null && whole)
+		return tmq_usage_error(&cmd, "-0 and -l do not go together");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -134,10 +154,11 @@ main(int argc, char **argv)
 	struct tmq_topic t;
 	struct tmq_error e;
 	struct put pp;
-	const char *root = NULL, **files = NULL;
-	int c, fd, nfiles = 0, whole = 0, null = 0, fatal = 0, i;
+	const char *root = NULL, **files;
+	int c, fd, nfiles = 0, whole = 0, null = 0, fatal = 0, i, rc;
 
 	memset(&pp, 0, sizeof pp);
+	/* --file names point into argv; there are fewer than argc of them. */
 	files = calloc((size_t)argc, sizeof *files);
 	if (files == NULL)
 		return TMQ_EXIT_FAIL;
@@ -152,31 +173,30 @@ main(int argc, char **argv)
 		case 'T': o.ptype = TMQ_TYPED; o.type_name = optarg; break;
 		case OPT_SYNC: o.sync = 1; break;
 		case 'd': root = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
-		default: return TMQ_EXIT_USAGE;
+		case TMQ_OPT_DONE: rc = TMQ_EXIT_OK; goto out;
+		default: rc = TMQ_EXIT_USAGE; goto out;
 		}
 	}
-	if (optind >= argc)
-		return tmq_usage_error(&cmd, "missing topic");
-	if (o.key != NULL && o.keydelim != NULL)
-		return tmq_usage_error(&cmd, "-k and -K do not go together");
-	if (o.keydelim != NULL && *o.keydelim == '\0')
-		return tmq_usage_error(&cmd, "empty key delimiter");
-	if (nfiles > 0 && !whole)
-		return tmq_usage_error(&cmd, "--file needs -l");
-	if (whole && argc - optind > 1)
-		return tmq_usage_error(&cmd, "-l takes no MESSAGE operands");
-	if (null && whole)
-		return tmq_usage_error(&cmd, "-0 and -l do not go together");
-	if (tmq_root_open_opt(root, 0, &fd, &e) < 0)
-		return tmq_report(&cmd, &e);
-	if (tmq_topic_open(fd, argv[optind], &t, &e) < 0)
-		return tmq_report(&cmd, &e);
+	if ((rc = check_usage(&o, nfiles, whole, null, argc - optind)) != 0)
+		goto out;
+	rc = TMQ_EXIT_FAIL;
+	if (tmq_root_open_opt(root, 0, &fd, &e) < 0) {
+		tmq_report(&cmd, &e);
+		goto out;
+	}
+	c = tmq_topic_open(fd, argv[optind], &t, &e);
 	close(fd);
+	if (c < 0) {
+		tmq_report(&cmd, &e);
+		goto out;
+	}
 	o.reject = reject;
 	o.arg = &pp;
-	if (tmq_producer_open(&pp.prod, &t, &o, &e) < 0)
-		return tmq_report(&cmd, &e);
+	if (tmq_producer_open(&pp.prod, &t, &o, &e) < 0) {
+		tmq_report(&cmd, &e);
+		tmq_topic_close(&t);
+		goto out;
+	}
 
 	if (argc - optind > 1) {
 		pp.what = "message";
@@ -202,6 +222,8 @@ main(int argc, char **argv)
 		fatal = 1;
 	tmq_producer_close(&pp.prod);
 	tmq_topic_close(&t);
+	rc = fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+out:
 	free(files);
-	return fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+	return rc;
 }

@@ -51,7 +51,8 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	if (tmq_grow(&c->scratch, &c->scratch_cap, raw + room, 1) < 0)
 		return tmq_fail(e, "out of memory");
 	hdr = tmq_payload_header(p, c->scratch);
-	memcpy(c->scratch + hdr, p->data, p->len);
+	if (p->len > 0)
+		memcpy(c->scratch + hdr, p->data, p->len);
 	comp = c->scratch + raw;
 	z = tmq_deflate(&c->def, c->scratch, hdr + p->len, comp, room);
 	if (z == 0)

@@ -209,7 +209,8 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 			return -1;
 	if (tmq_grow(&p->arena, &p->arena_cap, p->arena_len + n, 1) < 0)
 		return tmq_fail(e, "out of memory");
-	memcpy(p->arena + p->arena_len, rec, n);
+	if (n > 0)	/* an empty record may come before any arena */
+		memcpy(p->arena + p->arena_len, rec, n);
 	r = &p->recs[p->nrecs++];
 	r->at = p->arena_len;
 	r->len = n;
