@@ -13,9 +13,11 @@
  * topic directory, which the library neither takes nor minds. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -131,8 +133,12 @@ open_day_file(struct tmq_appender *a, unsigned p, unsigned day,
 		}
 		tmq_pfile_name(&pf);
 	}
-	fd = openat(t->dirfd, pf.name, O_WRONLY | O_APPEND | O_CREAT |
+	/* Read access too, to look at the file's last byte (end_cut_line). */
+	fd = openat(t->dirfd, pf.name, O_RDWR | O_APPEND | O_CREAT |
 	    O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0 && errno == EACCES)
+		fd = openat(t->dirfd, pf.name, O_WRONLY | O_APPEND | O_CREAT |
+		    O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0)
 		tmq_fail_errno(e, "%s: %s", t->name, pf.name);
 out:
@@ -143,6 +149,44 @@ out:
 	ap->fd = fd;
 	ap->day = day;
 	ap->locked = needs_lock(a->lockmode, fd);
+	return 0;
+}
+
+/* Before we append, the file must end with a newline: a line cut short by
+ * a writer that was killed, or whose disk filled (when even the newline
+ * below could not be written), would otherwise run into our first line and
+ * take it down with it.  A line that another writer is still writing ends
+ * within moments (the file grows, or gains its newline); a tail that stays
+ * as it is for CUT_WAIT_MS is cut, and we end it.  (The kernel may pause a
+ * writer mid-write for up to 200 ms to throttle dirty pages; were we to end
+ * its line early, the cost would be one empty, corrupt line after it.) */
+#define CUT_WAIT_MS 250
+
+static int
+end_cut_line(int fd)
+{
+	struct stat st;
+	off_t last = -1;
+	int still = 0;
+	char c;
+
+	for (;;) {
+		if (fstat(fd, &st) < 0)
+			return -1;
+		if (st.st_size == 0 || pread(fd, &c, 1, st.st_size - 1) != 1)
+			return 0;	/* empty, or not readable: nothing to do */
+		if (c == '\n')
+			return 0;
+		if (st.st_size != last) {
+			last = st.st_size;
+			still = 0;
+		} else if (++still >= CUT_WAIT_MS)
+			break;
+		poll(NULL, 0, 1);
+	}
+	while (write(fd, "\n", 1) < 0)
+		if (errno != EINTR)
+			return -1;
 	return 0;
 }
 
@@ -163,7 +207,9 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 			if (errno != EINTR)
 				return -1;
 	}
-	while (done < ap->len) {
+	if (end_cut_line(ap->fd) < 0)
+		rc = -1;
+	while (rc == 0 && done < ap->len) {
 		w = write(ap->fd, ap->buf + done, ap->len - done);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -178,9 +224,9 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 		/* A line is cut short (disk full, quota): end it, so that
 		 * readers see one corrupt line rather than ours merged with
 		 * the next writer's. */
-		*partial_out = 1;
-		while (write(ap->fd, "\n", 1) < 0 && errno == EINTR)
+		while ((w = write(ap->fd, "\n", 1)) < 0 && errno == EINTR)
 			;
+		*partial_out = w == 1;	/* else the next writer ends it */
 	}
 	if (ap->locked) {
 		fl.l_type = F_UNLCK;

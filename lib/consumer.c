@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -353,6 +354,22 @@ watch_all(struct tmq_consumer *c, struct tmq_error *e)
 	return 0;
 }
 
+/* A removed directory that we hold open sends no IN_DELETE_SELF (our
+ * descriptor keeps it alive) and polling sees no change either; its link
+ * count drops to 0, though. */
+static int
+check_removed(const struct tmq_consumer *c, struct tmq_error *e)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < c->ntopics; i++)
+		if (fstat(c->topics[i].dirfd, &st) == 0 && st.st_nlink == 0)
+			return tmq_fail(e, "%s: the topic directory was removed",
+			    c->topics[i].name);
+	return 0;
+}
+
 int
 tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 {
@@ -367,7 +384,7 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 		if (timeout_ms < 0 || timeout_ms > POLL_INTERVAL_MS)
 			timeout_ms = POLL_INTERVAL_MS;
 		poll(NULL, 0, timeout_ms);
-		return 0;
+		return check_removed(c, e);
 	}
 	p.fd = c->ifd;
 	p.events = POLLIN;
@@ -386,5 +403,5 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 			q += sizeof *ev + ev->len;
 		}
 	}
-	return 0;
+	return check_removed(c, e);
 }

@@ -11,7 +11,9 @@ tmq_json_is_object(const unsigned char *s, size_t n)
 	struct json_object *o;
 	int ok;
 
-	if (n > (size_t)INT32_MAX)
+	/* JSON text is UTF-8 (RFC 8259), and json-c does not check: the
+	 * library's json.loads fails on anything else. */
+	if (n > (size_t)INT32_MAX || !tmq_utf8_valid(s, n))
 		return 0;
 	tok = json_tokener_new();
 	if (tok == NULL)

@@ -1,74 +1,61 @@
 /* rawdeflate.c: raw deflate streams, one per message.
  *
- * Set-up dominates the cost of compressing a 100-byte record: deflateInit
- * allocates ~270 KB and deflateReset clears a 64 KB hash table.  A message
- * is mostly a few hundred bytes, so a window that spans it and a small hash
- * (memLevel 2) compress it as well as the defaults while making each reset
- * far cheaper.  Any valid raw stream decodes (SPEC.md 2), so
- * readers use the full 32 KB window and read what the library writes.
- *
- * Small payloads are coded with deflate's fixed Huffman codes (Z_FIXED).
- * A dynamic block must carry its code tables, which a 100-byte message
- * barely repays (lines come out ~2% longer without them), and a reader
- * must build decoding tables for every dynamic block: measured on
- * 100-byte JSON records, fixed blocks inflate six times faster and
- * deflate 1.6 times faster.  Larger payloads, where the tables pay for
- * themselves, get zlib's usual choice. */
+ * Small payloads (up to TMQ_FASTDEFLATE_MAX, which is nearly every
+ * message) go through fastdeflate.c: one block with deflate's fixed
+ * Huffman codes.  zlib's per-stream set-up and its dynamic code tables are
+ * most of its cost on a 100-byte record and barely pay for themselves in
+ * size (lines come out ~2% longer without them); and a reader must build
+ * decoding tables for every dynamic block, so fixed blocks also inflate
+ * about six times faster.  Larger payloads, where dynamic codes pay, go
+ * through zlib with its defaults.  Any valid raw stream decodes (SPEC.md
+ * 2), so readers inflate with the full 32 KB window and read what the
+ * library writes. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rawdeflate.h"
 
-#define TMQ_WBITS 10
-#define TMQ_MEMLEVEL 2
-/* Up to this size a payload is coded with the fixed Huffman codes, with a
- * window (1 KB, windowBits 10) that covers the whole of it. */
-#define FIXED_MAX 1024
-
 int
 tmq_deflater_init(struct tmq_deflater *d, struct tmq_error *e)
 {
 	memset(d, 0, sizeof *d);
-	if (deflateInit2(&d->zs, 6, Z_DEFLATED, -TMQ_WBITS, TMQ_MEMLEVEL,
-	    Z_FIXED) != Z_OK)
-		return tmq_fail(e, "cannot set up deflate: out of memory");
-	d->ready = 1;
+	d->fast = malloc(sizeof *d->fast);
+	if (d->fast == NULL)
+		return tmq_fail(e, "out of memory");
+	tmq_fastdeflate_init(d->fast);
 	return 0;
 }
 
 void
 tmq_deflater_free(struct tmq_deflater *d)
 {
-	if (d->ready)
-		deflateEnd(&d->zs);
 	if (d->big_ready)
 		deflateEnd(&d->big);
-	d->ready = d->big_ready = 0;
+	free(d->fast);
+	d->fast = NULL;
+	d->big_ready = 0;
 }
 
 size_t
 tmq_deflate(struct tmq_deflater *d, const unsigned char *in, size_t n,
     unsigned char *out, size_t outcap)
 {
-	z_stream *zs = &d->zs;
-	int rc;
+	z_stream *zs = &d->big;
 
-	if (n > FIXED_MAX) {
-		if (!d->big_ready) {
-			if (deflateInit2(&d->big, 6, Z_DEFLATED, -15, 8,
-			    Z_DEFAULT_STRATEGY) != Z_OK)
-				return 0;
-			d->big_ready = 1;
-		}
-		zs = &d->big;
+	if (n <= TMQ_FASTDEFLATE_MAX)
+		return tmq_fastdeflate(d->fast, in, n, out, outcap);
+	if (!d->big_ready) {
+		if (deflateInit2(zs, 6, Z_DEFLATED, -15, 8,
+		    Z_DEFAULT_STRATEGY) != Z_OK)
+			return 0;
+		d->big_ready = 1;
 	}
 	deflateReset(zs);
 	zs->next_in = (unsigned char *)in;
 	zs->avail_in = (uInt)n;
 	zs->next_out = out;
 	zs->avail_out = (uInt)outcap;
-	rc = deflate(zs, Z_FINISH);
-	if (rc != Z_STREAM_END)
+	if (deflate(zs, Z_FINISH) != Z_STREAM_END)
 		return 0;
 	return outcap - zs->avail_out;
 }

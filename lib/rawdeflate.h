@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "error.h"
+#include "fastdeflate.h"
 
 /* The most a payload may inflate to.  A 4096-byte line holds about 3,200
  * bytes of deflate, which can expand at most ~1,032 times; anything beyond
@@ -13,9 +14,9 @@
 #define TMQ_PAYLOAD_MAX (4u << 20)
 
 struct tmq_deflater {
-	z_stream zs;		/* small payloads: fixed codes */
+	struct tmq_fastdeflate *fast;	/* small payloads */
 	z_stream big;		/* large ones: zlib's defaults, made on demand */
-	int ready, big_ready;
+	int big_ready;
 };
 
 struct tmq_inflater {

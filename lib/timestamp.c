@@ -139,6 +139,8 @@ digits(const char **p, int n, int *v)
 int
 tmq_time_parse(const char *s, double *t, struct tmq_error *e)
 {
+	static const int mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31 };
 	const char *p = s;
 	int y, mo, d, h = 0, mi = 0, sec = 0, zh, zm;
 	double frac = 0;
@@ -180,6 +182,10 @@ tmq_time_parse(const char *s, double *t, struct tmq_error *e)
 	}
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
 	    sec > 60)
+		goto bad;
+	/* No February 30th: timegm would take it for March 2nd. */
+	if (d > mdays[mo - 1] + (mo == 2 && y % 4 == 0 && (y % 100 != 0 ||
+	    y % 400 == 0)))
 		goto bad;
 	memset(&tm, 0, sizeof tm);
 	tm.tm_year = y - 1900;

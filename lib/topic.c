@@ -182,6 +182,7 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
     struct tmq_error *e)
 {
 	char path[TMQ_NAME_MAX + 8], *json;
+	struct stat st;
 	size_t n;
 	int rc;
 
@@ -211,6 +212,13 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		errno = rc;
 		if (errno == ENOENT)
 			return tmq_fail(e, "%s: topic directory is missing", name);
+		/* O_NOFOLLOW says ENOTDIR (or ELOOP) for a symbolic link. */
+		if ((errno == ENOTDIR || errno == ELOOP) &&
+		    fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			return tmq_fail(e, "%s: the topic directory is a symbolic "
+			    "link (not followed)", name);
+		errno = rc;
 		return tmq_fail_errno(e, "%s: cannot open the topic directory",
 		    name);
 	}
