@@ -109,15 +109,37 @@ struct bits {
 	int overflow;
 };
 
+/* Codes go into a 64-bit accumulator, LSB first, and out four bytes at a
+ * time: at most 32 + 16 bits are ever pending. */
 static inline void
 put(struct bits *b, unsigned v, int len)
 {
 	b->acc |= (uint64_t)v << b->n;
 	b->n += len;
-	while (b->n >= 8) {
+	if (b->n >= 32) {
+		if (b->end - b->p < 4) {
+			b->overflow = 1;
+			b->n -= 32;
+			b->acc >>= 32;
+			return;
+		}
+		b->p[0] = (unsigned char)b->acc;
+		b->p[1] = (unsigned char)(b->acc >> 8);
+		b->p[2] = (unsigned char)(b->acc >> 16);
+		b->p[3] = (unsigned char)(b->acc >> 24);
+		b->p += 4;
+		b->acc >>= 32;
+		b->n -= 32;
+	}
+}
+
+/* The last bits, padded to a whole byte. */
+static void
+finish(struct bits *b)
+{
+	while (b->n > 0) {
 		if (b->p == b->end) {
 			b->overflow = 1;
-			b->n = 0;
 			return;
 		}
 		*b->p++ = (unsigned char)b->acc;
@@ -185,8 +207,7 @@ tmq_fastdeflate(struct tmq_fastdeflate *z, const unsigned char *in, size_t n,
 		}
 	}
 	put(&b, lit_code[256], lit_len[256]);	/* end of block */
-	if (b.n > 0)
-		put(&b, 0, 8 - b.n);		/* pad to a byte */
+	finish(&b);
 	z->base += (uint32_t)n + 1;
 	return b.overflow ? 0 : (size_t)(b.p - out);
 }

@@ -96,12 +96,13 @@ relist(struct tmq_linereader *r, struct tmq_error *e)
 			return 0;
 		}
 	/* Our file was pruned under us: carry on with the descriptor we hold
-	 * and go on to the first file after our offset when it ends. */
-	for (i = 0; i < n && files[i].first <= r->offset; i++)
+	 * and go on to the first file after our offset when it ends.  A file
+	 * that starts at our offset is after us (it is the next one once we
+	 * have read ours to its end): cur is the file before it, or
+	 * (size_t)-1 when every file is after us. */
+	for (i = 0; i < n && files[i].first < r->offset; i++)
 		;
-	r->cur = i > 0 ? i - 1 : 0;
-	if (n == 0 || files[r->cur].first > r->offset)
-		r->cur = (size_t)-1;	/* every file is after us */
+	r->cur = i - 1;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* parallel.c: one helper thread and a two-way split (see parallel.h).
  * A batch holds hundreds of records, so one handshake per batch costs
  * nothing next to the work it shares. */
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,8 +10,14 @@
 void
 tmq_par_init(struct tmq_par *p)
 {
+	cpu_set_t set;
+
 	memset(p, 0, sizeof *p);
-	p->usable = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	/* The CPUs we may run on (taskset, cgroups), not those installed. */
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		p->usable = CPU_COUNT(&set) > 1;
+	else
+		p->usable = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 static void *

@@ -36,6 +36,17 @@ got=$("$BIN/tmq-get" -F '\n' bench | wc -l)
 echo "records: $N"
 echo "tmq-put: $(rate "$N" "$t0" "$t1") records/s"
 echo "tmq-get: $(rate "$N" "$t1" "$t2") records/s"
+# The same on one core, to tell what the second core adds.
+if command -v taskset >/dev/null 2>&1; then
+	"$BIN/tmq-topic" create bench1 -k u32 -p 4
+	t0=$(now)
+	taskset -c 0 "$BIN/tmq-put" -K: bench1 <"$work/records"
+	t1=$(now)
+	taskset -c 0 "$BIN/tmq-get" bench1 >/dev/null
+	t2=$(now)
+	echo "tmq-put on one core: $(rate "$N" "$t0" "$t1") records/s"
+	echo "tmq-get on one core: $(rate "$N" "$t1" "$t2") records/s"
+fi
 echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
 echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
 "$FLOOR" <"$work/records"
