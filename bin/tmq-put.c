@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "names.h"
 #include "producer.h"
 #include "records.h"
 #include "root.h"
@@ -180,6 +181,13 @@ main(int argc, char **argv)
 	if ((rc = check_usage(&o, nfiles, whole, null, argc - optind)) != 0)
 		goto out;
 	rc = TMQ_EXIT_FAIL;
+	/* A group's log is written by its members and tmq-commit: a message
+	 * of ours there would break the group's protocol (SPEC.md 5). */
+	if (tmq_is_group_topic(argv[optind])) {
+		tmq_warn(&cmd, "%s: a consumer group's log, not a topic",
+		    argv[optind]);
+		goto out;
+	}
 	if (tmq_root_open_opt(root, 0, &fd, &e) < 0) {
 		tmq_report(&cmd, &e);
 		goto out;

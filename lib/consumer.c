@@ -237,6 +237,8 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 	int progress;
 
 	tmq_dbatch_reset(&c->batch);
+	for (k = 0; k < n; k++)
+		c->src[k].dry = 0;
 	do {
 		progress = 0;
 		for (k = 0; k < n && c->batch.n < BATCH; k++) {
@@ -246,13 +248,17 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 			struct tmq_line l;
 			int rc;
 
-			if (s->stopped)
+			/* A source at its end is not asked again in this fill:
+			 * each time costs a look at the directory. */
+			if (s->stopped || s->dry)
 				continue;
 			rc = tmq_lr_next(&s->lr, &l, e);
 			if (rc < 0)
 				return tmq_fail_prefix(e, "%s", t->name);
-			if (rc == 0)
+			if (rc == 0) {
+				s->dry = 1;
 				continue;
+			}
 			if (tmq_dbatch_add(&c->batch, i, l.offset, t->key_width,
 			    t->ntypes, l.p, l.n, l.problem) < 0)
 				return tmq_fail(e, "out of memory");

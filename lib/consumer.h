@@ -18,6 +18,7 @@ struct tmq_source {
 	struct tmq_linereader lr;
 	int open;			/* lr is set up */
 	int stopped;			/* past --until */
+	int dry;			/* had nothing in this fill() */
 };
 
 struct tmq_consumer {

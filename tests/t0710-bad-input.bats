@@ -1,0 +1,390 @@
+#!/usr/bin/env bats
+# t0710-bad-input: bad input of every kind, each refused with its exact
+# message and exit status: names, keys, payloads, topic definitions,
+# stored lines, option values, options and operands, times and formats.
+#
+# The cases are tables, one row a case:
+#
+#     LABEL | COMMAND | STATUS | STDERR
+#
+# COMMAND is shell (it may hold pipes, and set up what it needs with the
+# helpers below), run with stdin at /dev/null unless it pipes.  STDERR is
+# what the command must print, exactly; for STATUS 2 (a usage error) the
+# "Try 'TOOL --help' for more information." line that follows it is
+# implied.  In STDERR, {N} stands for a decimal number, {X64} for 64 x's
+# and {TMP} for the test's directory.  Each table is one test; a test
+# prints every row that went wrong, not only the first.
+
+load test_helper
+
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	X300=$(printf '%0300d' 0 | tr 0 x)
+	X252=${X300:0:252}
+	tmq-topic create -p 2 -t Order,Refund ev
+	tmq-topic create plain
+	for k in u8 u16 u32 u64; do
+		tmq-topic create -k "$k" "${k}t"
+	done
+	tmq-topic create -k char4 c4
+}
+
+# twc NAME TEXT: a topic NAME whose definition is TEXT, made by hand.
+twc() {
+	rm -rf "$TMQ_ROOT/$1"
+	mkdir "$TMQ_ROOT/$1"
+	printf '%s' "$2" >"$TMQ_ROOT/$1.twc"
+}
+
+# bounded COMMAND...: run COMMAND, and complain on stderr when its maximum
+# resident set passed 64 MiB.
+bounded() {
+	local st=0 rss
+	if [ ! -x /usr/bin/time ]; then
+		echo "# /usr/bin/time not found: memory not measured" >&3
+		"$@"
+		return
+	fi
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss" "$@" || st=$?
+	rss=$(tail -n 1 "$BATS_TEST_TMPDIR/rss")
+	if [ "$rss" -gt 65536 ]; then
+		echo "bounded: $* used $rss KiB" >&2
+	fi
+	return "$st"
+}
+
+# store TOPIC KIND: TOPIC's partition 0 is one day file of three lines,
+# "before", a bad line of KIND, and "after" (u16 key 1).
+store() {
+	rm -f "$TMQ_ROOT/$1"/*.tmf
+	python3 - "$TMQ_ROOT/$1/0-20261125_0.tmf" "$2" <<'EOF'
+import base64, struct, sys, zlib
+path, kind = sys.argv[1:3]
+def enc(raw, ts=1795597320.0, tail=b""):
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    body = z.compress(raw) + z.flush() + tail
+    return (base64.b85encode((1).to_bytes(2, "big")) +
+            base64.b85encode(struct.pack(">d", ts)) + base64.b85encode(body))
+bad = {
+    # 40 KB of line that inflates a thousandfold, to 40 MB
+    "bomb": lambda: enc(b"\0" * 40000000),
+    "long": lambda: b"a" * 70000,
+    "base85": lambda: enc(b"hello")[:20] + b'"' + enc(b"hello")[21:],
+    "short": lambda: b"0012",
+    "empty": lambda: b"",
+    "typeidx": lambda: enc(b"\xfb\x00\x09{}"),
+    "notjson": lambda: enc(b"\xfb\x00\x00nope"),
+    "jsonutf8": lambda: enc(b'\xfb\x00\x00{"a": "\xff"}'),
+    "marker": lambda: enc(b"\xf8abc"),
+    "utf8": lambda: enc(b"caf\xe9"),
+    "trailing": lambda: enc(b"hello", tail=b"junk"),
+    "cut": lambda: enc(b"hello world, hello world")[:-5],
+}[kind]()
+with open(path, "ab") as f:
+    f.write(enc(b"before", ts=1795597319.0) + b"\n" + bad + b"\n" +
+            enc(b"after", ts=1795597321.0) + b"\n")
+EOF
+}
+
+# stderr_matches GOT WANT: GOT is WANT, where {N} in WANT is any number.
+stderr_matches() {
+	local got=$1 want=$2 lit
+	while [[ $want == *'{N}'* ]]; do
+		lit=${want%%'{N}'*}
+		[[ $got == "$lit"* ]] || return 1
+		got=${got#"$lit"}
+		[[ $got =~ ^[0-9]+ ]] || return 1
+		got=${got#"${BASH_REMATCH[0]}"}
+		want=${want#*'{N}'}
+	done
+	[ "$got" = "$want" ]
+}
+
+# check_table < TABLE: run every row; print the ones that go wrong.
+check_table() {
+	local row label rest cmd want_status want n=0 bad=0
+	while IFS= read -r row <&4; do
+		case $row in '' | '#'*) continue ;; esac
+		label=${row%% | *}
+		rest=${row#* | }
+		want=${rest##* | }
+		rest=${rest% | *}
+		want_status=${rest##* | }
+		cmd=${rest% | *}
+		want=${want//'{X64}'/${X300:0:64}}
+		want=${want//'{TMP}'/$BATS_TEST_TMPDIR}
+		if [ "$want_status" = 2 ]; then
+			want+=$'\n'"Try '${want%%:*} --help' for more information."
+		fi
+		n=$((n + 1))
+		run --separate-stderr eval "$cmd" </dev/null
+		if [ "$status" != "$want_status" ] ||
+		    ! stderr_matches "$stderr" "$want"; then
+			bad=$((bad + 1))
+			printf 'row %s: %s\n  want %s: %s\n  got  %s: %s\n' \
+			    "$label" "$cmd" "$want_status" "$want" "$status" \
+			    "$stderr"
+		fi
+	done 4<&0
+	echo "# $n rows, $bad wrong" >&3
+	[ "$n" -gt 0 ] && [ "$bad" -eq 0 ]
+}
+
+@test "bad names: '/', '.', '..', a leading '-', --group--, too long, empty" {
+	check_table <<'EOF'
+slash-create | tmq-topic create a/b | 1 | tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')
+slash-put | tmq-put a/b x | 1 | tmq-put: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')
+slash-get | tmq-get ev/../ev | 1 | tmq-get: 'ev/../ev': bad topic name (use letters, digits, '_', '.' and '-')
+dotdot-create | tmq-topic create .. | 1 | tmq-topic: '..': bad topic name
+dotdot-get | tmq-get .. | 1 | tmq-get: '..': bad topic name
+dot-put | tmq-put . x | 1 | tmq-put: '.': bad topic name
+dash-create | tmq-topic create -- -x | 1 | tmq-topic: '-x': bad topic name (must not begin with '-')
+dash-get | tmq-get -- -x | 1 | tmq-get: '-x': bad topic name (must not begin with '-')
+dash-no-dashdash | tmq-put -x hello | 2 | tmq-put: invalid option -- 'x'
+group-create | tmq-topic create -- --group--x | 1 | tmq-topic: '--group--x': bad topic name (must not begin with '-')
+group-put | tmq-put -- --group--x hello | 1 | tmq-put: --group--x: a consumer group's log, not a topic
+long-create | tmq-topic create "$X300" | 1 | tmq-topic: '{X64}...': topic name too long (300 bytes, at most 251)
+long-252 | tmq-topic create "$X252" | 1 | tmq-topic: '{X64}...': topic name too long (252 bytes, at most 251)
+long-get | tmq-get "$X300" | 1 | tmq-get: '{X64}...': topic name too long (300 bytes, at most 251)
+empty-put | tmq-put '' x | 1 | tmq-put: empty topic name
+space | tmq-topic create 'a b' | 1 | tmq-topic: 'a b': bad topic name (use letters, digits, '_', '.' and '-')
+colon | tmq-topic create a:b | 1 | tmq-topic: 'a:b': bad topic name (use letters, digits, '_', '.' and '-')
+group-slash | tmq-get -g a/b ev | 1 | tmq-get: 'a/b': bad group name (use letters, digits, '_', '.' and '-')
+group-dotdot | tmq-group describe .. | 1 | tmq-group: '..': bad group name
+group-long | tmq-group describe "$X300" | 1 | tmq-group: '{X64}...': group name too long (300 bytes, at most 242)
+no-such-topic | tmq-get nosuch | 1 | tmq-get: nosuch: no such topic
+EOF
+}
+
+@test "bad keys: out of range, negative, not a number, too wide for charN, not UTF-8" {
+	check_table <<'EOF'
+u8-256 | tmq-put -k 256 u8t x | 1 | tmq-put: u8t: key '256' out of range for u8 (0 to 255)
+u16-65536 | tmq-put -k 65536 u16t x | 1 | tmq-put: u16t: key '65536' out of range for u16 (0 to 65535)
+u32-2^32 | tmq-put -k 4294967296 u32t x | 1 | tmq-put: u32t: key '4294967296' out of range for u32 (0 to 4294967295)
+u64-2^64 | tmq-put -k 18446744073709551616 u64t x | 1 | tmq-put: u64t: key '18446744073709551616' out of range for u64 (0 to 18446744073709551615)
+u64-huge | tmq-put -k 99999999999999999999999999 u64t x | 1 | tmq-put: u64t: key '99999999999999999999999999' out of range for u64 (0 to 18446744073709551615)
+negative | tmq-put -k -1 u16t x | 1 | tmq-put: u16t: key '-1' is not an unsigned integer
+plus | tmq-put -k +1 u16t x | 1 | tmq-put: u16t: key '+1' is not an unsigned integer
+word | tmq-put -k abc u16t x | 1 | tmq-put: u16t: key 'abc' is not an unsigned integer
+fraction | tmq-put -k 1.5 u16t x | 1 | tmq-put: u16t: key '1.5' is not an unsigned integer
+hex | tmq-put -k 0x10 u16t x | 1 | tmq-put: u16t: key '0x10' is not an unsigned integer
+blank | tmq-put -k ' 1' u16t x | 1 | tmq-put: u16t: key ' 1' is not an unsigned integer
+empty | tmq-put -k '' u16t x | 1 | tmq-put: u16t: empty key
+char-wide | tmq-put -k abcde c4 x | 1 | tmq-put: c4: key 'abcde' is 5 bytes, wider than char4
+char-wide-utf8 | tmq-put -k 'ééé' c4 x | 1 | tmq-put: c4: key 'ééé' is 6 bytes, wider than char4
+char-not-utf8 | tmq-put -k $'\xff' c4 x | 1 | tmq-put: c4: key is not valid UTF-8
+char-overlong | tmq-put -k $'\xc0\xaf' c4 x | 1 | tmq-put: c4: key is not valid UTF-8
+K-range | printf '256:x\n' | tmq-put -K : u8t | 1 | tmq-put: u8t: record 1: key '256' out of range for u8 (0 to 255)
+K-word | printf '1:ok\nx:y\n' | tmq-put -K : u8t | 1 | tmq-put: u8t: record 2: key 'x' is not an unsigned integer
+K-none | printf 'no delimiter\n' | tmq-put -K : u8t | 1 | tmq-put: u8t: record 1: no key (no ':' in the record)
+partition-range | tmq-topic partition u8t 256 | 1 | tmq-topic: u8t: key '256' out of range for u8 (0 to 255)
+partition-word | tmq-topic partition u16t abc | 1 | tmq-topic: u16t: key 'abc' is not an unsigned integer
+EOF
+}
+
+@test "bad payloads: invalid UTF-8, malformed or non-object JSON, unknown types, records and lines too long" {
+	check_table <<'EOF'
+text-arg | tmq-put plain $'\xff' | 1 | tmq-put: plain: message 1: text is not valid UTF-8 (use -b for bytes)
+text-stdin | printf 'fine\n\xc3\x28\n' | tmq-put plain | 1 | tmq-put: plain: record 2: text is not valid UTF-8 (use -b for bytes)
+text-overlong | printf '\xc0\xaf\n' | tmq-put plain | 1 | tmq-put: plain: record 1: text is not valid UTF-8 (use -b for bytes)
+text-surrogate | printf '\xed\xa0\x80\n' | tmq-put plain | 1 | tmq-put: plain: record 1: text is not valid UTF-8 (use -b for bytes)
+text-past-10FFFF | printf '\xf4\x90\x80\x80\n' | tmq-put plain | 1 | tmq-put: plain: record 1: text is not valid UTF-8 (use -b for bytes)
+text-cut | printf 'a\xe2\x82' | tmq-put plain | 1 | tmq-put: plain: record 1: text is not valid UTF-8 (use -b for bytes)
+text-nul-records | printf 'a\0\xff\0' | tmq-put -0 plain | 1 | tmq-put: plain: record 2: text is not valid UTF-8 (use -b for bytes)
+json-malformed | printf '{"id": 1\n' | tmq-put -T Order ev | 1 | tmq-put: ev: record 1: not a JSON object (-T Order)
+json-array | printf '[1, 2]\n' | tmq-put -T Order ev | 1 | tmq-put: ev: record 1: not a JSON object (-T Order)
+json-number | tmq-put -T Order ev 42 | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-string | tmq-put -T Order ev '"s"' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-null | tmq-put -T Order ev null | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-empty | tmq-put -T Order ev '' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-trailing | tmq-put -T Order ev '{} x' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-two | tmq-put -T Order ev '{}{}' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-not-utf8 | tmq-put -T Order ev $'{"a": "\xff"}' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+type-unknown | tmq-put -T Nope ev '{}' | 1 | tmq-put: ev: no type 'Nope' in the topic
+type-none | tmq-put -T Order plain '{}' | 1 | tmq-put: plain: no type 'Order' in the topic
+line-over-4096 | seq 1 5000 | tr '\n' , | tmq-put plain | 1 | tmq-put: plain: record 1: line would be {N} bytes, over the 4096-byte limit
+record-100MB | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put plain | 1 | tmq-put: plain: record 1: longer than 4194304 bytes
+record-100MB-whole | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -l plain | 1 | tmq-put: plain: record 1: longer than 4194304 bytes
+record-100MB-nul | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -0 plain | 1 | tmq-put: plain: record 1: longer than 4194304 bytes
+EOF
+}
+
+@test "a 100 MB record among good ones is refused alone, in bounded memory" {
+	{
+		echo first
+		head -c 100000000 /dev/zero | tr '\0' a
+		printf '\nlast'
+	} | bounded tmq-put plain 2>err && false
+	run cat err
+	assert_output 'tmq-put: plain: record 2: longer than 4194304 bytes'
+	run tmq-get plain
+	assert_output $'first\nlast'
+}
+
+@test "bad topic definitions: corrupt or truncated .twc, partitions 0, key_width 3, ..." {
+	check_table <<'EOF'
+truncated | twc t '{"key_width": 2, "partitions": 1'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: definition is not valid JSON
+empty | twc t ''; tmq-get t | 1 | tmq-get: t: corrupt t.twc: definition is not valid JSON
+binary | twc t $'\x89PNG\r\n\x1a\n'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: definition is not valid JSON
+array | twc t '[1]'; tmq-dump t | 1 | tmq-dump: t: corrupt t.twc: definition is not a JSON object
+partitions-0 | twc t '{"key_width": 2, "partitions": 0, "message_types": {}}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: bad partitions 0 (1 to 65536)
+partitions-70000 | twc t '{"key_width": 2, "partitions": 70000}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad partitions 70000 (1 to 65536)
+partitions-float | twc t '{"key_width": 2, "partitions": 1.5}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: "partitions" is not an integer
+key-width-3 | twc t '{"key_width": 3, "partitions": 1, "message_types": {}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad key_width 3
+key-width-0 | twc t '{"key_width": 0, "partitions": 1}'; tmq-topic info t | 1 | tmq-topic: t: corrupt t.twc: bad key_width 0
+key-width-16 | twc t '{"key_width": 16, "partitions": 1}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: bad key_width 16
+key-width-missing | twc t '{"partitions": 1}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: missing "key_width"
+key-width-string | twc t '{"key_width": "2", "partitions": 1}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: "key_width" is not an integer
+types-array | twc t '{"key_width": 2, "partitions": 1, "message_types": []}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: "message_types" is not an object
+types-shared-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": 0, "b": 0}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: two types share index 0
+types-negative-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad index for type "a"
+no-directory | twc t '{"key_width": 2, "partitions": 1}'; rmdir "$TMQ_ROOT/t"; tmq-put t x | 1 | tmq-put: t: topic directory is missing
+EOF
+}
+
+@test "bad stored lines are reported corrupt by tmq-get and tmq-dump, by partition and offset, in bounded memory" {
+	check_table <<'EOF'
+bomb-get | store plain bomb; bounded tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: payload inflates beyond 4194304 bytes
+bomb-dump | store plain bomb; bounded tmq-dump plain | 1 | tmq-dump: plain/0-20261125_0.tmf:2: partition 0 offset 1: payload inflates beyond 4194304 bytes
+bomb-json | store plain bomb; bounded tmq-get -J plain | 1 | tmq-get: plain: partition 0 offset 1: payload inflates beyond 4194304 bytes
+long-get | store plain long; bounded tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: line too long
+long-dump | store plain long; bounded tmq-dump --verify plain | 1 | tmq-dump: plain/0-20261125_0.tmf:2: partition 0 offset 1: line too long
+base85 | store plain base85; tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: bad base85 in the body
+short | store plain short; tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: line too short (4 bytes)
+empty | store plain empty; tmq-dump plain | 1 | tmq-dump: plain/0-20261125_0.tmf:2: partition 0 offset 1: line too short (0 bytes)
+type-index | store ev typeidx; tmq-get ev | 1 | tmq-get: ev: partition 0 offset 1: unknown type index 9
+typed-not-json | store ev notjson; tmq-get ev | 1 | tmq-get: ev: partition 0 offset 1: typed payload is not a JSON object
+typed-not-utf8 | store ev jsonutf8; tmq-get -J ev | 1 | tmq-get: ev: partition 0 offset 1: typed payload is not a JSON object
+multi-line-marker | store plain marker; tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: multi-line message (marker 0xF8) is not supported
+text-not-utf8 | store plain utf8; tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: text payload is not valid UTF-8
+deflate-trailing | store plain trailing; tmq-get plain | 1 | tmq-get: plain: partition 0 offset 1: trailing bytes after the deflate stream
+deflate-cut | store plain cut; tmq-dump plain | 1 | tmq-dump: plain/0-20261125_0.tmf:2: partition 0 offset 1: deflate stream is truncated
+EOF
+	# Around the bad line, the good ones are read.
+	store plain bomb
+	run --separate-stderr tmq-get -F '%o %s\n' plain
+	assert_failure 1
+	assert_output $'0 before\n2 after'
+	run --separate-stderr tmq-dump --verify plain
+	assert_failure 1
+	assert_output '1 files, 3 lines, 1 corrupt'
+}
+
+@test "files in a topic directory that are not partition files are ignored by readers, and not counted" {
+	local d="$TMQ_ROOT/plain" f
+	tmq-put plain a b
+	for f in README 0-notes.txt 00-20261125_0.tmf 0-2026112_0.tmf \
+	    0-20261125_0.tmf.bak 0-20261125_01.tmf 0-20261125_-1.tmf \
+	    .0-20261125_0.tmf 1-20261125_0.tmf 4294967296-20261125_0.tmf; do
+		echo junk >"$d/$f"
+	done
+	mkdir "$d/.tmq" "$d/0-20261126_9.tmf.d"
+	echo junk >"$d/.tmq/index"
+	run --separate-stderr tmq-get plain
+	assert_success
+	assert_output $'a\nb'
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-dump --verify plain
+	assert_success
+	assert_output '1 files, 2 lines, 0 corrupt'
+	run --separate-stderr tmq-topic list -l
+	assert_success
+	assert_line --regexp '^plain +u16 +1 +2 +36$'
+	run --separate-stderr tmq-topic info --json plain
+	assert_success
+	run python3 -c '
+import json, sys
+p = json.loads(sys.argv[1])["partitions"][0]
+print(p["end"], [f["name"][-6:] for f in p["files"]])' "$output"
+	assert_output "2 ['_0.tmf']"
+	run tmq-put plain c
+	assert_success
+	run tmq-get -F '%o %s\n' plain
+	assert_output $'0 a\n1 b\n2 c'
+}
+
+@test "bad option values: numbers that overflow, zero or negative where they may not be" {
+	check_table <<'EOF'
+get-n-overflow | tmq-get -n 99999999999999999999 ev | 2 | tmq-get: -n: '99999999999999999999': number too large
+get-n-zero | tmq-get -n 0 ev | 2 | tmq-get: -n: '0': out of range (1 to 18446744073709551615)
+get-n-negative | tmq-get -n -1 ev | 2 | tmq-get: -n: '-1': not a number
+topic-p-2^32 | tmq-topic create -p 4294967296 t | 2 | tmq-topic: -p: '4294967296': out of range (1 to 65536)
+topic-p-overflow | tmq-topic create -p 99999999999999999999 t | 2 | tmq-topic: -p: '99999999999999999999': number too large
+topic-p-zero | tmq-topic create -p 0 t | 2 | tmq-topic: -p: '0': out of range (1 to 65536)
+topic-k-u7 | tmq-topic create -k u7 t | 1 | tmq-topic: 'u7': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+topic-k-char0 | tmq-topic create -k char0 t | 1 | tmq-topic: 'char0': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+topic-k-char3001 | tmq-topic create -k char3001 t | 1 | tmq-topic: 'char3001': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+get-from-overflow | tmq-get --from 99999999999999999999 ev | 2 | tmq-get: --from: '99999999999999999999': offset too large
+get-P-2^32 | tmq-get -P 4294967296 ev | 1 | tmq-get: ev: '4294967296': out of range (0 to 4294967295)
+get-P-absent | tmq-get -P 2 ev | 1 | tmq-get: ev: partition 2 does not exist (topic has 2)
+get-P-empty | tmq-get -P '' ev | 1 | tmq-get: ev: empty partition list
+get-P-word | tmq-get -P a ev | 1 | tmq-get: ev: 'a': not a number
+get-window-0 | tmq-get -g G --window 0 ev | 2 | tmq-get: --window: '0': out of range (1 to 86400)
+get-window-day | tmq-get -g G --window 86401 ev | 2 | tmq-get: --window: '86401': out of range (1 to 86400)
+group-max-lag-negative | tmq-group describe G --max-lag -1 | 2 | tmq-group: --max-lag: '-1': not a number
+group-max-lag-overflow | tmq-group describe G --max-lag 99999999999999999999 | 2 | tmq-group: --max-lag: '99999999999999999999': number too large
+group-window-0 | tmq-group rebalance G --window 0 | 2 | tmq-group: --window: '0': out of range (1 to 86400)
+commit-offset-overflow | tmq-commit G 0 99999999999999999999 | 1 | tmq-commit: pair 1: '99999999999999999999': number too large
+commit-partition-2^32 | tmq-commit G 4294967296 0 | 1 | tmq-commit: pair 1: '4294967296': out of range (0 to 4294967295)
+append-mode | TMQ_APPEND=sometimes tmq-put ev x | 1 | tmq-put: TMQ_APPEND='sometimes': want auto, lock or plain
+EOF
+}
+
+@test "bad options and operands: unknown options, missing operands, options that do not go together" {
+	check_table <<'EOF'
+unknown-put | tmq-put --bogus ev | 2 | tmq-put: unrecognized option '--bogus'
+unknown-get | tmq-get -q ev | 2 | tmq-get: invalid option -- 'q'
+unknown-dump | tmq-dump --nope | 2 | tmq-dump: unrecognized option '--nope'
+unknown-topic | tmq-topic -Z list | 2 | tmq-topic: invalid option -- 'Z'
+unknown-group | tmq-group --frob list | 2 | tmq-group: unrecognized option '--frob'
+unknown-commit | tmq-commit --frob G | 2 | tmq-commit: unrecognized option '--frob'
+unknown-command | tmq-topic frob | 2 | tmq-topic: 'frob': unknown command
+missing-put | tmq-put | 2 | tmq-put: missing topic
+missing-get | tmq-get | 2 | tmq-get: missing topic
+missing-command | tmq-topic | 2 | tmq-topic: missing command (create, list, info, partition, prune or delete)
+missing-create | tmq-topic create | 2 | tmq-topic: create: missing topic name
+missing-info | tmq-topic info | 2 | tmq-topic: info: missing topic name
+missing-group | tmq-group describe | 2 | tmq-group: describe: missing group
+missing-commit | tmq-commit | 2 | tmq-commit: missing group
+missing-offset | tmq-commit G 0 | 2 | tmq-commit: PARTITION without OFFSET
+missing-argument | tmq-get ev -n | 2 | tmq-get: option requires an argument -- 'n'
+too-many | tmq-topic create a b | 2 | tmq-topic: create: too many operands
+k-with-K | tmq-put -k 1 -K : ev x | 2 | tmq-put: -k and -K do not go together
+K-empty | tmq-put -K '' ev | 2 | tmq-put: empty key delimiter
+file-without-l | tmq-put -F f ev | 2 | tmq-put: --file needs -l
+l-with-messages | tmq-put -l ev a | 2 | tmq-put: -l takes no MESSAGE operands
+l-with-0 | tmq-put -l -0 ev | 2 | tmq-put: -0 and -l do not go together
+J-with-verify | tmq-dump -J --verify | 2 | tmq-dump: -J and --verify do not go together
+window-without-g | tmq-get --window 5 ev | 2 | tmq-get: --commit and --window need -g
+commit-without-g | tmq-get --commit ev | 2 | tmq-get: --commit and --window need -g
+g-two-topics | tmq-get -g G ev plain | 2 | tmq-get: -g reads exactly one topic
+g-from-offset | tmq-get -g G --from 5 ev | 2 | tmq-get: with -g, --from is start or now (where a new group begins)
+no-root | tmq-put -d "$BATS_TEST_TMPDIR/none" ev x | 1 | tmq-put: {TMP}/none: no such root (create a topic first, or use -d DIR)
+EOF
+}
+
+@test "bad times and formats: --from, --until, -F" {
+	check_table <<'EOF'
+from-word | tmq-get --from yesterday ev | 2 | tmq-get: --from: 'yesterday': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-month-13 | tmq-get --from 2026-13-01 ev | 2 | tmq-get: --from: '2026-13-01': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-feb-30 | tmq-get --from 2026-02-30 ev | 2 | tmq-get: --from: '2026-02-30': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-apr-31 | tmq-get --from 2026-04-31T00:00:00Z ev | 2 | tmq-get: --from: '2026-04-31T00:00:00Z': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-hour-25 | tmq-get --from 2026-11-25T25:00 ev | 2 | tmq-get: --from: '2026-11-25T25:00': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-at-word | tmq-get --from @noon ev | 2 | tmq-get: --from: '@noon': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)
+from-tail-word | tmq-get --from -x ev | 2 | tmq-get: --from: '-x': bad position (-N wants a count)
+until-word | tmq-get --until soon ev | 2 | tmq-get: --until: 'soon': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)
+until-feb-29 | tmq-get --until 2026-02-29 ev | 2 | tmq-get: --until: '2026-02-29': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)
+until-empty | tmq-get --until '' ev | 2 | tmq-get: --until: empty time
+until-short-zone | tmq-get --until 2026-11-25T10:00+1 ev | 2 | tmq-get: --until: '2026-11-25T10:00+1': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)
+until-two-points | tmq-get --until 1.2.3 ev | 2 | tmq-get: --until: '1.2.3': bad time
+format-directive | tmq-get -F '%z' ev | 2 | tmq-get: bad format: unknown directive '%z'
+format-percent-at-end | tmq-get -F 'x%' ev | 2 | tmq-get: bad format: '%' at the end
+format-escape | tmq-get -F '\q' ev | 2 | tmq-get: bad format: unknown escape '\q'
+format-backslash-at-end | tmq-get -F 'x\' ev | 2 | tmq-get: bad format: '\' at the end
+EOF
+	# A leap year's February 29th is a good time.
+	run --separate-stderr tmq-get --until 2024-02-29 ev
+	assert_success
+}
