@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "groupmsg.h"
+#include "jsontext.h"
 #include "timestamp.h"
 
 const char *const tmq_gkind_names[TMQ_G_NKINDS] = {
@@ -81,19 +82,6 @@ get_parts(struct json_object *o, const char *name, unsigned **v, unsigned *n,
 	return 0;
 }
 
-/* Nothing but JSON white space: the library's json.loads refuses any
- * other bytes after the object. */
-static int
-only_space(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			return 0;
-	return 1;
-}
-
 /* json-c clamps integers past 2^64-1 to 2^64-1: when a tag reads as that,
  * make sure the text really says 18446744073709551615. */
 static int
@@ -136,7 +124,7 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 		return tmq_fail(e, "out of memory");
 	o = json_tokener_parse_ex(tok, json, (int)n);
 	if (o == NULL || !json_object_is_type(o, json_type_object) ||
-	    !only_space(json + tok->char_offset, n - (size_t)tok->char_offset)) {
+	    !tmq_json_only_space(json + tok->char_offset, n - (size_t)tok->char_offset)) {
 		tmq_fail(e, "%s: body is not a JSON object", tmq_gkind_names[k]);
 		goto out;
 	}

@@ -1,32 +1,7 @@
 /* payload.c: payload kinds (see payload.h). */
-#include <json-c/json.h>
-
+#include "jsontext.h"
 #include "payload.h"
 #include "utf8.h"
-
-int
-tmq_json_is_object(const unsigned char *s, size_t n)
-{
-	struct json_tokener *tok;
-	struct json_object *o;
-	int ok;
-
-	/* JSON text is UTF-8 (RFC 8259), and json-c does not check: the
-	 * library's json.loads fails on anything else. */
-	if (n > (size_t)INT32_MAX || !tmq_utf8_valid(s, n))
-		return 0;
-	tok = json_tokener_new();
-	if (tok == NULL)
-		return 0;
-	o = json_tokener_parse_ex(tok, (const char *)s, (int)n);
-	/* The whole input must be the one object, with nothing after it. */
-	ok = o != NULL && json_object_is_type(o, json_type_object) &&
-	    json_tokener_get_error(tok) == json_tokener_success &&
-	    tok->char_offset == (int)n;
-	json_object_put(o);
-	json_tokener_free(tok);
-	return ok;
-}
 
 int
 tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,

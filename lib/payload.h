@@ -27,7 +27,5 @@ int tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,
     struct tmq_error *e);
 /* Write the marker bytes for p into hdr (at most 3); returns how many. */
 size_t tmq_payload_header(const struct tmq_payload *p, unsigned char hdr[3]);
-/* Is s[0..n) a single JSON object (typed payloads must be)? */
-int tmq_json_is_object(const unsigned char *s, size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "jsontext.h"
 #include "partitioner.h"
 #include "producer.h"
 #include "timestamp.h"

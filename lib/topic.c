@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "jsontext.h"
 #include "keys.h"
 #include "grow.h"
 #include "names.h"
@@ -70,7 +71,9 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 	if (tok == NULL)
 		return tmq_fail(e, "out of memory");
 	root = json_tokener_parse_ex(tok, json, (int)n);
-	if (root == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+	if (root == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    !tmq_json_only_space(json + tok->char_offset,
+	    n - (size_t)tok->char_offset)) {
 		tmq_fail(e, "definition is not valid JSON");
 		goto out;
 	}

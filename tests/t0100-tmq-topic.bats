@@ -406,6 +406,13 @@ assert d["types"] == ["Order", "Refund"]
 	echo 'not json' >"$TMQ_ROOT/bad.twc"
 	run --separate-stderr tmq-topic info bad
 	assert_fails_with "tmq-topic: bad: corrupt bad.twc: definition is not valid JSON"
+	# Junk after the object: the library's json.loads refuses it too.
+	printf '{"key_width": 2, "partitions": 1}\n}x' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with "tmq-topic: bad: corrupt bad.twc: definition is not valid JSON"
+	printf '{"key_width": 2, "partitions": 1, "message_types": {}}\n\n' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_success
 	printf '{"key_width": 3, "partitions": 1}' >"$TMQ_ROOT/bad.twc"
 	run --separate-stderr tmq-topic info bad
 	assert_fails_with "tmq-topic: bad: corrupt bad.twc: bad key_width 3"

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "base85.h"
+#include "jsontext.h"
 #include "message.h"
 #include "tap.h"
 #include "timestamp.h"
