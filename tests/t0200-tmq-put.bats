@@ -28,6 +28,8 @@ require_ref() {
 		skip "TWAINMQ_REF is not set (point it at a TwainMQ checkout to check against the library)"
 	fi
 	command -v python3 >/dev/null || skip "python3 not found"
+	[ -f "$VECTORS/../tools/refenv.sh" ] ||
+	    skip "refenv.sh not found at $VECTORS/../tools/refenv.sh"
 	# shellcheck disable=SC1091
 	source "$VECTORS/../tools/refenv.sh"
 	python3 -c 'import twainmq' 2>/dev/null ||
