@@ -159,20 +159,6 @@ put_batch() {
 	seq "$1" "$2" | sed 's/^/msg-/' >>"$3"
 }
 
-# committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition.
-committed() {
-	tmq-group describe --json "${@:-G}" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(" ".join("%s=%s" % (p, o) for p, o in
-    sorted(d["committed"].items(), key=lambda kv: int(kv[0]))))'
-}
-
-# log_length [GROUP]: lines in the group's log.
-log_length() {
-	tmq-dump -J -- "--group--${1:-G}" | wc -l
-}
-
 # end_of P [TOPIC]: the end offset of partition P.
 end_of() {
 	tmq-topic info --json "${2:-ev}" | python3 -c '

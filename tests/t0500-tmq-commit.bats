@@ -23,20 +23,6 @@ import json, sys
 print(json.load(sys.stdin)["partitions"][int(sys.argv[1])]["end"])' "$1"
 }
 
-# committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition, in order.
-committed() {
-	tmq-group describe --json "${@:-G}" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(" ".join("%s=%s" % (p, o) for p, o in
-    sorted(d["committed"].items(), key=lambda kv: int(kv[0]))))'
-}
-
-# log_length [GROUP]: lines in the group's log.
-log_length() {
-	tmq-dump -J -- "--group--${1:-G}" | wc -l
-}
-
 # last_commit [GROUP]: "key BODY" of the last message of the group's log,
 # which must be a COMMIT.
 last_commit() {

@@ -131,3 +131,19 @@ assert_fails_with() {
 	assert_equal "$status" 1
 	assert_equal "$stderr" "$1"
 }
+
+# --- consumer groups (t0400, t0500) ------------------------------------
+
+# committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition, in order.
+committed() {
+	tmq-group describe --json "${@:-G}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join("%s=%s" % (p, o) for p, o in
+    sorted(d["committed"].items(), key=lambda kv: int(kv[0]))))'
+}
+
+# log_length [GROUP]: lines in the group's log.
+log_length() {
+	tmq-dump -J -- "--group--${1:-G}" | wc -l
+}
