@@ -57,7 +57,8 @@ static const struct tmq_cmd cmd = {
 };
 
 struct args {
-	const char *root, *keytype, *types, *before, *archive;
+	const char *root, *types, *before, *archive;
+	int width;		/* -k, u16 by default as in the library */
 	int dry;
 	unsigned long partitions;
 	int lng, yes, json, null;
@@ -101,11 +102,9 @@ do_create(const struct args *a, const char *name)
 	struct tmq_error e;
 	char **types = NULL, *copy = NULL;
 	unsigned ntypes = 0;
-	int width = 2, fd, rc;
+	int fd, rc;
 
 	if (tmq_topic_name_check(name, &e) < 0)
-		return tmq_report(&cmd, &e);
-	if (a->keytype && tmq_keytype_parse(a->keytype, &width, &e) < 0)
 		return tmq_report(&cmd, &e);
 	if (a->types) {
 		copy = strdup(a->types);
@@ -120,7 +119,7 @@ do_create(const struct args *a, const char *name)
 		free(copy);
 		return TMQ_EXIT_FAIL;
 	}
-	rc = tmq_topic_create(fd, name, width, (unsigned)a->partitions, types,
+	rc = tmq_topic_create(fd, name, a->width, (unsigned)a->partitions, types,
 	    ntypes, NULL, &e);
 	close(fd);
 	free(types);
@@ -474,7 +473,7 @@ do_delete(const struct args *a, const char *name)
 int
 main(int argc, char **argv)
 {
-	struct args a = { .partitions = 1 };
+	struct args a = { .partitions = 1, .width = 2 };
 	struct tmq_error e;
 	uint64_t v;
 	const char *sub;
@@ -482,7 +481,10 @@ main(int argc, char **argv)
 
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'k': a.keytype = optarg; break;
+		case 'k':
+			if (tmq_keytype_parse(optarg, &a.width, &e) < 0)
+				return tmq_usage_error(&cmd, "-k: %s", e.msg);
+			break;
 		case 'l': a.lng = 1; break;
 		case 'p':
 			if (tmq_parse_u64(optarg, 1, TMQ_MAX_PARTITIONS, &v,

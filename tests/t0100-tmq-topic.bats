@@ -106,11 +106,11 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 	assert_output "$n251"
 }
 
-@test "create: refuses bad key types" {
+@test "create: refuses bad key types (a usage error, as for -p)" {
 	local kt
 	for kt in u7 U16 i32 char char0 char08 char3001 ''; do
 		run --separate-stderr tmq-topic create -k "$kt" events
-		assert_fails_with "tmq-topic: '$kt': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)"
+		assert_usage_error tmq-topic "-k: '$kt': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)"
 	done
 	[ ! -e "$TMQ_ROOT/events.twc" ]
 }

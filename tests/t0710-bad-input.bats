@@ -313,9 +313,9 @@ get-n-negative | tmq-get -n -1 ev | 2 | tmq-get: -n: '-1': not a number
 topic-p-2^32 | tmq-topic create -p 4294967296 t | 2 | tmq-topic: -p: '4294967296': out of range (1 to 65536)
 topic-p-overflow | tmq-topic create -p 99999999999999999999 t | 2 | tmq-topic: -p: '99999999999999999999': number too large
 topic-p-zero | tmq-topic create -p 0 t | 2 | tmq-topic: -p: '0': out of range (1 to 65536)
-topic-k-u7 | tmq-topic create -k u7 t | 1 | tmq-topic: 'u7': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
-topic-k-char0 | tmq-topic create -k char0 t | 1 | tmq-topic: 'char0': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
-topic-k-char3001 | tmq-topic create -k char3001 t | 1 | tmq-topic: 'char3001': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+topic-k-u7 | tmq-topic create -k u7 t | 2 | tmq-topic: -k: 'u7': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+topic-k-char0 | tmq-topic create -k char0 t | 2 | tmq-topic: -k: 'char0': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
+topic-k-char3001 | tmq-topic create -k char3001 t | 2 | tmq-topic: -k: 'char3001': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
 get-from-overflow | tmq-get --from 99999999999999999999 ev | 2 | tmq-get: --from: '99999999999999999999': offset too large
 get-P-2^32 | tmq-get -P 4294967296 ev | 1 | tmq-get: ev: '4294967296': out of range (0 to 4294967295)
 get-P-absent | tmq-get -P 2 ev | 1 | tmq-get: ev: partition 2 does not exist (topic has 2)
