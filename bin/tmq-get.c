@@ -249,6 +249,10 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A member whose reader went away (| head) must still leave the
+	 * group, handing its partitions over: see EPIPE, not die of SIGPIPE. */
+	if (grouped)
+		signal(SIGPIPE, SIG_IGN);
 	if (setup(&o, &c, &gc, argc, argv) < 0)
 		goto out;
 	gc.autocommit = o.commit;
@@ -274,6 +278,8 @@ main(int argc, char **argv)
 			tmq_print(&o.pr, &c.topics[c.src[src].topic], m);
 			seen++;
 			if (grouped) {
+				if (ferror(stdout))
+					break;	/* not delivered: not ours to commit */
 				tmq_gc_delivered(&gc, m->partition, m->offset);
 				if (o.commit && ++since_commit >= 1000) {
 					if (tmq_gc_commit(&gc, &e) < 0) {
