@@ -78,10 +78,11 @@ open_root(const struct args *a, int create, int *fd)
 static int
 split_types(char *s, char ***out, unsigned *n)
 {
-	char **v = NULL, *tok, *save = NULL;
+	char **v = NULL, *tok;
 	unsigned cnt = 0;
 
-	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* strsep keeps empty names ("A,,B"), for create to refuse. */
+	while ((tok = strsep(&s, ",")) != NULL) {
 		char **nv = realloc(v, (cnt + 1) * sizeof *v);
 
 		if (nv == NULL) {

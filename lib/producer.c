@@ -125,6 +125,9 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 	pl.len = n;
 	if (pl.type == TMQ_TEXT && !tmq_utf8_valid(pl.data, n))
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
+	if (pl.type == TMQ_TYPED && !tmq_utf8_valid(pl.data, n))
+		return tmq_fail(e, "JSON is not valid UTF-8 (-T %s)",
+		    p->o.type_name);
 	if (pl.type == TMQ_TYPED && !tmq_json_is_object(pl.data, n))
 		return tmq_fail(e, "not a JSON object (-T %s)", p->o.type_name);
 	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)

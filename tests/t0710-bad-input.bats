@@ -201,7 +201,7 @@ json-null | tmq-put -T Order ev null | 1 | tmq-put: ev: message 1: not a JSON ob
 json-empty | tmq-put -T Order ev '' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
 json-trailing | tmq-put -T Order ev '{} x' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
 json-two | tmq-put -T Order ev '{}{}' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
-json-not-utf8 | tmq-put -T Order ev $'{"a": "\xff"}' | 1 | tmq-put: ev: message 1: not a JSON object (-T Order)
+json-not-utf8 | tmq-put -T Order ev $'{"a": "\xff"}' | 1 | tmq-put: ev: message 1: JSON is not valid UTF-8 (-T Order)
 type-unknown | tmq-put -T Nope ev '{}' | 1 | tmq-put: ev: no type 'Nope' in the topic
 type-none | tmq-put -T Order plain '{}' | 1 | tmq-put: plain: no type 'Order' in the topic
 line-over-4096 | seq 1 5000 | tr '\n' , | tmq-put plain | 1 | tmq-put: plain: record 1: line would be {N} bytes, over the 4096-byte limit
@@ -313,6 +313,9 @@ get-n-negative | tmq-get -n -1 ev | 2 | tmq-get: -n: '-1': not a number
 topic-p-2^32 | tmq-topic create -p 4294967296 t | 2 | tmq-topic: -p: '4294967296': out of range (1 to 65536)
 topic-p-overflow | tmq-topic create -p 99999999999999999999 t | 2 | tmq-topic: -p: '99999999999999999999': number too large
 topic-p-zero | tmq-topic create -p 0 t | 2 | tmq-topic: -p: '0': out of range (1 to 65536)
+topic-t-empty | tmq-topic create -t , t | 1 | tmq-topic: empty type name
+topic-t-hole | tmq-topic create -t A,,B t | 1 | tmq-topic: empty type name
+topic-t-twice | tmq-topic create -t A,A t | 1 | tmq-topic: type 'A' given twice
 topic-k-u7 | tmq-topic create -k u7 t | 2 | tmq-topic: -k: 'u7': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
 topic-k-char0 | tmq-topic create -k char0 t | 2 | tmq-topic: -k: 'char0': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
 topic-k-char3001 | tmq-topic create -k char3001 t | 2 | tmq-topic: -k: 'char3001': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
