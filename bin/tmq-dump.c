@@ -92,6 +92,15 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	return 0;
 }
 
+/* "TOPIC: what went wrong" on stderr; returns -1. */
+static int
+report_topic(const struct tmq_topic *t, struct tmq_error *e)
+{
+	tmq_fail_prefix(e, "%s", t->name);
+	tmq_report(&cmd, e);
+	return -1;
+}
+
 /* Dump partition p of t; only the file named only_file when set. */
 static int
 dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
@@ -104,19 +113,20 @@ dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
 	int rc = 0, got;
 
 	if (tmq_lr_open(&r, t->dirfd, p, t->key_width, &e) < 0)
-		return tmq_report(&cmd, &e), -1;
+		return report_topic(t, &e);
 	if (only_file != NULL) {
 		struct tmq_pfile pf;
 
 		tmq_pfile_parse(only_file, &pf);
 		if (tmq_lr_seek(&r, pf.first, NULL, &e) < 0) {
 			tmq_lr_close(&r);
-			return tmq_report(&cmd, &e), -1;
+			return report_topic(t, &e);
 		}
 	}
 	cur.name[0] = '\0';
 	while ((got = tmq_lr_next(&r, &l, &e)) > 0) {
 		const struct tmq_pfile *f = &r.files[r.cur];
+
 		if (strcmp(cur.name, f->name) != 0) {
 			if (only_file != NULL && cur.name[0] != '\0')
 				break;
@@ -127,10 +137,8 @@ dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
 			break;
 		rc |= dump_line(d, t, p, cur.name, &l, l.offset - cur.first + 1);
 	}
-	if (got < 0) {
-		tmq_report(&cmd, &e);
-		rc = -1;
-	}
+	if (got < 0)
+		rc = report_topic(t, &e);
 	tmq_lr_close(&r);
 	return rc;
 }
