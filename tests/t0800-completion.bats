@@ -2,8 +2,8 @@
 # t0800-completion.bats: the shell completions.  completions/tmq.bash is
 # loaded into a real bash (after bash-completion when it is installed),
 # COMP_WORDS and the rest are set as bash sets them, _tmq is called, and
-# COMPREPLY is what is checked.  completions/_tmq is only syntax-checked,
-# when zsh is there.
+# COMPREPLY is what is checked.  completions/_tmq is parsed and run in a
+# plain zsh with compadd replaced by a stub (zcomp), when zsh is there.
 
 load test_helper
 
@@ -231,4 +231,55 @@ EOF
 	assert_success
 	run head -n 1 "$SRC/completions/_tmq"
 	assert_output '#compdef tmq-topic tmq-put tmq-get tmq-group tmq-commit tmq-dump'
+}
+
+# zcomp WORD...: run the zsh completion function _tmq on these words (the
+# last under the cursor) in a plain zsh, with compadd and friends replaced
+# by stubs that print what would be offered; print it sorted and filtered
+# by the word under the cursor, as zsh's matcher would.
+zcomp() {
+	zsh -f -c '
+		compadd() {
+			local -a out
+			while (( $# )); do
+				case $1 in
+				(-a) shift; out+=( ${(P)1} ) ;;
+				(--) ;;
+				(*) out+=( $1 ) ;;
+				esac
+				shift
+			done
+			(( $#out )) && print -l -- $out
+		}
+		compset() { : }
+		_files() { : }
+		_directories() { : }
+		source <(sed "\$d" "$0")
+		words=( "$@" )
+		CURRENT=$#
+		PREFIX=${words[-1]}
+		_tmq' "$SRC/completions/_tmq" "$@" | grep -e "^${*: -1}" | LC_ALL=C sort
+}
+
+@test "zsh: _tmq offers options, key types, topics, groups and subcommands" {
+	command -v zsh >/dev/null || skip "zsh is not installed: _tmq not run"
+	tmq-topic create alpha
+	tmq-topic create beta
+	: >"$TMQ_ROOT/--group--g1.twc"
+	run zcomp tmq-get --fo
+	assert_output $'--follow\n--format'
+	run zcomp tmq-topic create x -k ''
+	assert_output $'char\nu16\nu32\nu64\nu8'
+	run zcomp tmq-get ''
+	assert_output $'alpha\nbeta'
+	run zcomp tmq-group describe ''
+	assert_output 'g1'
+	run zcomp tmq-topic ''
+	assert_output $'create\ndelete\ninfo\nlist\npartition\nprune'
+	run zcomp tmq-get --from ''
+	assert_output $'now\nstart'
+	mkdir -p "$BATS_TEST_TMPDIR/other"
+	TMQ_ROOT="$BATS_TEST_TMPDIR/other" tmq-topic create gamma
+	run zcomp tmq-get -d "$BATS_TEST_TMPDIR/other" ''
+	assert_output 'gamma'
 }
