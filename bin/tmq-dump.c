@@ -78,8 +78,8 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 		putchar('\n');
 		return 0;
 	}
-	printf("%s/%s:%llu offset=%llu key=", t->name, file,
-	    (unsigned long long)lineno, (unsigned long long)l->offset);
+	printf("%s/%s:%llu partition=%u offset=%llu key=", t->name, file,
+	    (unsigned long long)lineno, p, (unsigned long long)l->offset);
 	n = tmq_key_format(t->key_width, m.key, key);
 	tmq_escape_terminal(stdout, (const unsigned char *)key, n);
 	tmq_ts_iso(m.ts, buf, sizeof buf);

@@ -84,10 +84,10 @@ make_corrupt_root() {
 	assert_success
 	assert_stderr ""
 	[ "${#lines[@]}" -eq 47 ]
-	assert_line --index 0 'typed/0-20261125_0.tmf:1 offset=0 key=3078257373 time=2026-11-25T09:02:00.080Z type=Order size=61/31 payload={"id":3,"item":"apple","qty":1}'
-	assert_line 'typed/0-20261127_3.tmf:5 offset=7 key=2722067671 time=2026-11-27T00:01:47.833Z type=Refund size=56/27 payload={"order":9,"reason":"late"}'
+	assert_line --index 0 'typed/0-20261125_0.tmf:1 partition=0 offset=0 key=3078257373 time=2026-11-25T09:02:00.080Z type=Order size=61/31 payload={"id":3,"item":"apple","qty":1}'
+	assert_line 'typed/0-20261127_3.tmf:5 partition=0 offset=7 key=2722067671 time=2026-11-27T00:01:47.833Z type=Refund size=56/27 payload={"order":9,"reason":"late"}'
 	# the JSON of a typed payload is shown as written, backslashes escaped
-	assert_line --index 1 'typed/0-20261125_0.tmf:2 offset=1 key=1124482883 time=2026-11-25T09:02:02.080Z type=Order size=69/37 payload={"id":7,"item":"\\u00fc-bahn","qty":5}'
+	assert_line --index 1 'typed/0-20261125_0.tmf:2 partition=0 offset=1 key=1124482883 time=2026-11-25T09:02:02.080Z type=Order size=69/37 payload={"id":7,"item":"\\u00fc-bahn","qty":5}'
 }
 
 @test "human output escapes control characters" {
@@ -100,7 +100,7 @@ make_corrupt_root() {
 	run --separate-stderr tmq-dump esc
 	assert_success
 	assert_stderr ""
-	want='esc/0-20261125_0.tmf:1 offset=0 key=7 time=2026-11-25T09:02:00.080Z type=str'
+	want='esc/0-20261125_0.tmf:1 partition=0 offset=0 key=7 time=2026-11-25T09:02:00.080Z type=str'
 	want+=" size=$size/$len payload="'red \x1b[31mX\x1b[0m\ttab\nnl\\bs\r \x7f del \xc2\x9b csi '$'\xc3\xa9'
 	assert_output "$want"
 	[[ "$output" != *$'\e'* ]]
@@ -117,8 +117,8 @@ make_corrupt_root() {
 	tmq_write_line "$TMQ_ROOT/ck" 0-20261125_0.tmf char8 k2 1795597320.08 00ff0a41 bytes
 	run --separate-stderr tmq-dump ck
 	assert_success
-	assert_line --index 0 --regexp '^ck/0-20261125_0\.tmf:1 offset=0 key=k\\x1b time=2026-11-25T09:02:00\.080Z type=str size=[0-9]+/1 payload=x$'
-	assert_line --index 1 --regexp '^ck/0-20261125_0\.tmf:2 offset=1 key=k2 time=2026-11-25T09:02:00\.080Z type=bytes size=[0-9]+/4 payload=\\x00\\xff\\nA$'
+	assert_line --index 0 --regexp '^ck/0-20261125_0\.tmf:1 partition=0 offset=0 key=k\\x1b time=2026-11-25T09:02:00\.080Z type=str size=[0-9]+/1 payload=x$'
+	assert_line --index 1 --regexp '^ck/0-20261125_0\.tmf:2 partition=0 offset=1 key=k2 time=2026-11-25T09:02:00\.080Z type=bytes size=[0-9]+/4 payload=\\x00\\xff\\nA$'
 	run --separate-stderr tmq-dump -J ck
 	assert_success
 	assert_line --index 0 '{"topic":"ck","partition":0,"offset":0,"key":"k\u001b","timestamp":1795597320.08,"type":"str","payload":"x"}'
@@ -141,10 +141,10 @@ tmq-dump: ev/0-20261126_4.tmf:2: partition 0 offset 5: bad base85 in the body"
 	assert_stderr "tmq-dump: ev/0-20261125_0.tmf:3: partition 0 offset 2: bad base85 in the timestamp
 tmq-dump: ev/0-20261126_4.tmf:2: partition 0 offset 5: bad base85 in the body"
 	[ "${#lines[@]}" -eq 5 ]
-	assert_line --index 0 --regexp '^ev/0-20261125_0\.tmf:1 offset=0 key=1 .* payload=a$'
-	assert_line --index 2 --regexp '^ev/0-20261125_0\.tmf:4 offset=3 key=3 .* payload=c$'
-	assert_line --index 3 --regexp '^ev/0-20261126_4\.tmf:1 offset=4 key=4 .* payload=d$'
-	assert_line --index 4 --regexp '^ev/1-20261125_0\.tmf:1 offset=0 key=6 .* payload=f$'
+	assert_line --index 0 --regexp '^ev/0-20261125_0\.tmf:1 partition=0 offset=0 key=1 .* payload=a$'
+	assert_line --index 2 --regexp '^ev/0-20261125_0\.tmf:4 partition=0 offset=3 key=3 .* payload=c$'
+	assert_line --index 3 --regexp '^ev/0-20261126_4\.tmf:1 partition=0 offset=4 key=4 .* payload=d$'
+	assert_line --index 4 --regexp '^ev/1-20261125_0\.tmf:1 partition=1 offset=0 key=6 .* payload=f$'
 	run --separate-stderr tmq-dump -J ev
 	assert_failure 1
 	[ "${#lines[@]}" -eq 5 ]
@@ -201,8 +201,8 @@ tmq-dump: typed/0-20261125_0.tmf:3: partition 0 offset 2: typed payload is not a
 	assert_success
 	assert_stderr ""
 	[ "${#lines[@]}" -eq 6 ]
-	assert_line --index 0 'typed/1-20261127_4.tmf:1 offset=4 key=22967784 time=2026-11-27T00:01:43.333Z type=Refund size=56/27 payload={"order":0,"reason":"late"}'
-	assert_line --index 5 --regexp '^typed/1-20261127_4\.tmf:6 offset=9 '
+	assert_line --index 0 'typed/1-20261127_4.tmf:1 partition=1 offset=4 key=22967784 time=2026-11-27T00:01:43.333Z type=Refund size=56/27 payload={"order":0,"reason":"late"}'
+	assert_line --index 5 --regexp '^typed/1-20261127_4\.tmf:6 partition=1 offset=9 '
 	run --separate-stderr tmq-dump --verify "$f"
 	assert_success
 	assert_output "1 files, 6 lines, 0 corrupt"
@@ -251,7 +251,7 @@ EOF
 	assert_success
 	assert_stderr ""
 	[ "${#lines[@]}" -eq 19 ]
-	assert_line --index 0 '--group--workers/0-20261128_0.tmf:1 offset=0 key=0 time=2026-11-28T12:00:00.000Z type=~~TWAIN~~COMMIT size=74/53 payload={"partition_offsets":[[0,0],[1,0],[2,0],[3,0],[4,0]]}'
+	assert_line --index 0 '--group--workers/0-20261128_0.tmf:1 partition=0 offset=0 key=0 time=2026-11-28T12:00:00.000Z type=~~TWAIN~~COMMIT size=74/53 payload={"partition_offsets":[[0,0],[1,0],[2,0],[3,0],[4,0]]}'
 	tmq-dump -J -d "$VECTORS/root" -- --group--workers >"$BATS_TEST_TMPDIR/g.jsonl"
 	run compare_with_expected "$BATS_TEST_TMPDIR/g.jsonl" --group--workers
 	assert_success
