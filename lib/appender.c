@@ -18,27 +18,16 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "appender.h"
+#include "fstype.h"
 #include "grow.h"
 #include "partfile.h"
 #include "timestamp.h"
 
 /* Past this a partition's batch is written at once. */
 #define BATCH_MAX (256 * 1024)
-
-#define NFS_MAGIC 0x6969
-#define SMB_MAGIC 0x517b
-#define CIFS_MAGIC 0xff534d42
-#define SMB2_MAGIC 0xfe534d42
-#define FUSE_MAGIC 0x65735546
-#define CEPH_MAGIC 0x00c36400
-#define AFS_MAGIC 0x5346414f
-#define CODA_MAGIC 0x73757245
-#define NCP_MAGIC 0x564c
-#define V9FS_MAGIC 0x01021997
 
 int
 tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
@@ -69,20 +58,7 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 static int
 needs_lock(int lockmode, int fd)
 {
-	struct statfs sf;
-
-	if (lockmode >= 0)
-		return lockmode;
-	if (fstatfs(fd, &sf) < 0)
-		return 1;	/* unknown: take the safe way */
-	switch ((unsigned long)sf.f_type) {
-	case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC:
-	case FUSE_MAGIC: case CEPH_MAGIC: case AFS_MAGIC: case CODA_MAGIC:
-	case NCP_MAGIC: case V9FS_MAGIC:
-		return 1;
-	default:
-		return 0;
-	}
+	return lockmode >= 0 ? lockmode : tmq_fs_is_remote(fd);
 }
 
 /* Open (or start) partition p's file for day. */

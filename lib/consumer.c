@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "consumer.h"
+#include "fstype.h"
 #include "partfile.h"
 
 #define POLL_INTERVAL_MS 50
@@ -59,22 +59,6 @@ tmq_consumer_free(struct tmq_consumer *c)
 	c->ifd = -1;
 }
 
-static int
-is_remote(int fd)
-{
-	struct statfs sf;
-
-	if (fstatfs(fd, &sf) < 0)
-		return 1;
-	switch ((unsigned long)sf.f_type) {
-	case 0x6969: case 0x517b: case 0xff534d42: case 0xfe534d42:
-	case 0x65735546: case 0x00c36400: case 0x5346414f: case 0x01021997:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 int
 tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
     size_t *index, struct tmq_error *e)
@@ -94,7 +78,7 @@ tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
 	c->topics = nt;
 	if (tmq_topic_open(rootfd, name, &c->topics[c->ntopics], e) < 0)
 		return -1;
-	if (is_remote(c->topics[c->ntopics].dirfd) ||
+	if (tmq_fs_is_remote(c->topics[c->ntopics].dirfd) ||
 	    (env != NULL && strcmp(env, "poll") == 0))
 		c->poll_only = 1;
 	*index = c->ntopics++;

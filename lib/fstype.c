@@ -1,0 +1,33 @@
+/* fstype.c: the one list of filesystems that appenders lock on and
+ * followers poll on (see fstype.h). */
+#include <sys/statfs.h>
+
+#include "fstype.h"
+
+#define NFS_MAGIC 0x6969
+#define SMB_MAGIC 0x517b
+#define CIFS_MAGIC 0xff534d42
+#define SMB2_MAGIC 0xfe534d42
+#define FUSE_MAGIC 0x65735546
+#define CEPH_MAGIC 0x00c36400
+#define AFS_MAGIC 0x5346414f
+#define CODA_MAGIC 0x73757245
+#define NCP_MAGIC 0x564c
+#define V9FS_MAGIC 0x01021997
+
+int
+tmq_fs_is_remote(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return 1;
+	switch ((unsigned long)sf.f_type) {
+	case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC:
+	case FUSE_MAGIC: case CEPH_MAGIC: case AFS_MAGIC: case CODA_MAGIC:
+	case NCP_MAGIC: case V9FS_MAGIC:
+		return 1;
+	default:
+		return 0;
+	}
+}
