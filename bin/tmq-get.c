@@ -154,24 +154,22 @@ parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Resolve -P for one topic. */
+/* Resolve -P for one topic, opened once into the consumer (adding it
+ * again later finds it there). */
 static int
-partitions_of(int rootfd, const char *topic, const char *arg, unsigned **parts,
-    unsigned *n)
+partitions_of(struct tmq_consumer *c, int rootfd, const char *topic,
+    const char *arg, unsigned **parts, unsigned *n)
 {
-	struct tmq_topic probe;
 	struct tmq_error e;
-	int rc;
+	size_t ti;
 
 	free(*parts);
 	*parts = NULL;
 	if (arg == NULL)
 		return 0;
-	if (tmq_topic_open(rootfd, topic, &probe, &e) < 0)
+	if (tmq_consumer_add_topic(c, rootfd, topic, &ti, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	rc = tmq_parse_list(arg, probe.partitions, parts, n, &e);
-	tmq_topic_close(&probe);
-	if (rc < 0) {
+	if (tmq_parse_list(arg, c->topics[ti].partitions, parts, n, &e) < 0) {
 		tmq_warn(&cmd, "%s: %s", topic, e.msg);
 		return -1;
 	}
@@ -191,7 +189,8 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	for (i = optind; i < argc && rc == 0; i++) {
-		if (partitions_of(fd, argv[i], o->parts_arg, &parts, &nparts) < 0) {
+		if (partitions_of(c, fd, argv[i], o->parts_arg, &parts,
+		    &nparts) < 0) {
 			rc = -1;
 			break;
 		}
