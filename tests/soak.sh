@@ -32,7 +32,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tmq-soak.XXXXXX")
 export TMQ_ROOT="$work/root"
 pids=""
 
-cleanup() {
+# stop_all: end the background producers and followers, and reap them.
+stop_all() {
 	local p
 	for p in $pids; do
 		kill "$p" 2>/dev/null || :
@@ -40,6 +41,11 @@ cleanup() {
 	for p in $pids; do
 		wait "$p" 2>/dev/null || :
 	done
+	pids=""
+}
+
+cleanup() {
+	stop_all
 	if [ "${SOAK_KEEP:-0}" = 1 ]; then
 		echo "soak: work directory kept: $work" >&2
 	else
@@ -146,13 +152,7 @@ for f in $(seq 1 "$NFOLL"); do
 		sleep 0.1
 	done
 done
-for p in $pids; do
-	kill "$p" 2>/dev/null || :
-done
-for p in $pids; do
-	wait "$p" 2>/dev/null || :
-done
-pids=""
+stop_all
 
 verify=$(tmq-dump --verify soak) || fail "tmq-dump --verify: $verify"
 tmq-get -F '%u %p %o %s\n' soak >"$work/get" || fail "tmq-get failed"
