@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "groupconsumer.h"
 #include "names.h"
 
@@ -129,7 +130,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 {
 	const struct tmq_topic *t;
 	unsigned i;
-	int fd;
+	int fd, dfd;
 
 	if (setup(gc, c, rootfd, group, topic, e) < 0)
 		return -1;
@@ -142,12 +143,23 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	}
 	/* The lock lives in the log's dot-folder, where the library never
 	 * looks for partition files. */
-	if (mkdirat(gc->g.log.dirfd, ".tmq", 0777) < 0 && errno != EEXIST)
-		return tmq_fail_errno(e, "group %s: cannot make .tmq", group);
-	fd = openat(gc->g.log.dirfd, ".tmq/lock", O_RDWR | O_CREAT | O_CLOEXEC |
-	    O_NOFOLLOW, 0666);
+	dfd = tmq_subdir_beneath(gc->g.log.dirfd, ".tmq", 1, 0777);
+	if (dfd < 0) {
+		struct stat st;
+
+		if ((errno == ENOTDIR || errno == ELOOP) &&
+		    fstatat(gc->g.log.dirfd, ".tmq", &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return tmq_fail(e, "group %s: %s/.tmq is a symbolic "
+			    "link (not followed)", group, gc->g.log.name);
+		return tmq_fail_errno(e, "group %s: cannot open %s/.tmq", group,
+		    gc->g.log.name);
+	}
+	fd = tmq_open_beneath(dfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	close(dfd);
 	if (fd < 0)
-		return tmq_fail_errno(e, "group %s: lock", group);
+		return tmq_fail_errno(e, "group %s: cannot open the lock %s/.tmq/lock",
+		    group, gc->g.log.name);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return tmq_fail(e, "group %s: another reader of fixed "

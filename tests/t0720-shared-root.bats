@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# t0720-shared-root: a root that several users (and a hostile co-user)
+# write to.  Symbolic links planted anywhere in the root never carry a
+# file that tmq opens or creates out of it; the modes of what tmq creates
+# follow the directory it is created in; a root that others can write to
+# is warned about.
+#
+# Every test has a fresh root; every wait is bounded in time.
+
+load test_helper
+
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	OUT=$BATS_TEST_TMPDIR/outside
+	mkdir "$OUT"
+}
+
+# The day file tmq-put starts today for partition $1 (default 0).
+today_file() {
+	printf '%s-%s_0.tmf' "${1:-0}" "$(date -u +%Y%m%d)"
+}
+
+# ---------------------------------------------------------------- links
+
+@test "a .tmq beside a group's log that links out of the root: tmq-get -g G -P N creates nothing there" {
+	tmq-topic create ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	rm -r "$TMQ_ROOT/--group--G/.tmq"
+	ln -s "$OUT" "$TMQ_ROOT/--group--G/.tmq"
+	run --separate-stderr tmq-get -g G -P 0 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq is a symbolic link (not followed)'
+	run ls -A "$OUT"
+	assert_output ''
+	# A link as the lock itself is not followed either.
+	rm "$TMQ_ROOT/--group--G/.tmq"
+	mkdir "$TMQ_ROOT/--group--G/.tmq"
+	ln -s "$OUT/lock" "$TMQ_ROOT/--group--G/.tmq/lock"
+	run --separate-stderr tmq-get -g G -P 0 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: group G: cannot open the lock --group--G/.tmq/lock: Too many levels of symbolic links'
+	run ls -A "$OUT"
+	assert_output ''
+}
+
+@test "a group's log directory that links out of the root is refused by every tool, and nothing is made there" {
+	tmq-topic create ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	mv "$TMQ_ROOT/--group--G" "$OUT/log"
+	ln -s "$OUT/log" "$TMQ_ROOT/--group--G"
+	local before
+	before=$(cd "$OUT" && find . -printf '%p %s\n' | sort)
+	run --separate-stderr tmq-get -g G -P 0 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: --group--G: the topic directory is a symbolic link (not followed)'
+	run --separate-stderr tmq-get -g G ev
+	assert_failure 1
+	run --separate-stderr tmq-commit G 0 1
+	assert_failure 1
+	run --separate-stderr tmq-group describe G
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: --group--G: the topic directory is a symbolic link (not followed)'
+	run --separate-stderr tmq-group reset G --to start --force
+	assert_failure 1
+	run bash -c "cd '$OUT' && find . -printf '%p %s\n' | sort"
+	assert_output "$before"
+}
+
+@test "a dangling link in place of today's partition file: tmq-put creates nothing where it points" {
+	tmq-topic create ev
+	ln -s "$OUT/made" "$TMQ_ROOT/ev/$(today_file)"
+	run --separate-stderr tmq-put ev x
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: $(today_file): Too many levels of symbolic links"
+	run ls -A "$OUT"
+	assert_output ''
+}
+
+@test "dangling links in place of a topic's directory or definition: tmq-topic create makes nothing where they point" {
+	ln -s "$OUT/dir" "$TMQ_ROOT/ev" 2>/dev/null || { mkdir -p "$TMQ_ROOT"; ln -s "$OUT/dir" "$TMQ_ROOT/ev"; }
+	run --separate-stderr tmq-topic create ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-topic: ev: topic exists'
+	ln -s "$OUT/def" "$TMQ_ROOT/ev2.twc"
+	run --separate-stderr tmq-topic create ev2
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-topic: ev2: topic exists'
+	run ls -A "$OUT"
+	assert_output ''
+}
+
+@test "tmq-topic delete and tmq-group delete remove links planted in the directory, never what they point to" {
+	printf 'precious\n' >"$OUT/file"
+	mkdir "$OUT/dir"
+	printf 'precious\n' >"$OUT/dir/file"
+	tmq-topic create ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	ln -s "$OUT/file" "$TMQ_ROOT/ev/0-20260101_0.tmf"
+	ln -s "$OUT/dir" "$TMQ_ROOT/ev/.tmq"
+	rm -r "$TMQ_ROOT/--group--G/.tmq"
+	ln -s "$OUT/dir" "$TMQ_ROOT/--group--G/.tmq"
+	run tmq-group delete -y G
+	assert_success
+	run tmq-topic delete -y ev
+	assert_success
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
+	run cat "$OUT/file" "$OUT/dir/file"
+	assert_output $'precious\nprecious'
+}
+
+@test "tmq-topic prune --archive: a link planted in the archive in place of the topic's directory is not followed" {
+	tmq-topic create ev
+	tmq_write_line "$TMQ_ROOT/ev" 0-20260101_0.tmf 2 0 1767225600 old
+	tmq-put ev new
+	mkdir "$BATS_TEST_TMPDIR/arch"
+	ln -s "$OUT" "$BATS_TEST_TMPDIR/arch/ev"
+	run --separate-stderr tmq-topic prune ev --before 2026-06-01 --archive "$BATS_TEST_TMPDIR/arch"
+	assert_failure 1
+	run ls -A "$OUT"
+	assert_output ''
+	run ls "$TMQ_ROOT/ev"
+	assert_line 0-20260101_0.tmf
+}
