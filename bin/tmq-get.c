@@ -36,7 +36,8 @@ static const struct tmq_option options[] = {
 	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
 	    "read only these partitions" },
 	{ "until", OPT_UNTIL, "TIME", TMQ_ARG_TIME,
-	    "stop each partition at its first message after TIME" },
+	    "stop each partition at its first message after TIME (with -f, "
+	    "at TIME by the clock too)" },
 	{ "commit", OPT_COMMIT, NULL, TMQ_ARG_NONE,
 	    "with -g: commit what was printed (at exit, and every second "
 	    "or 1000 messages)" },
@@ -222,7 +223,7 @@ main(int argc, char **argv)
 	struct tmq_msg *m = NULL;
 	struct sigaction sa;
 	uint64_t seen = 0, since_commit = 0;
-	double last_commit;
+	double last_commit, before;
 	int corrupt = 0, fatal = 1, rc, timeout, grouped;
 	size_t src;
 
@@ -272,6 +273,10 @@ main(int argc, char **argv)
 			fatal = 1;
 			break;
 		}
+		/* The clock before the read: a message stamped before --until
+		 * that lands after this read is the only one the clock may cut
+		 * off, and only when its writer was that slow. */
+		before = tmq_now();
 		rc = tmq_consumer_next(&c, m, &src, &e);
 		if (rc == 1) {
 			tmq_print(&o.pr, &c.topics[c.src[src].topic], m);
@@ -326,6 +331,11 @@ main(int argc, char **argv)
 		}
 		if (tmq_consumer_done(&c))
 			break;
+		/* Partitions that stay idle never pass --until by a message:
+		 * the clock ends them too, once all is read up to now. */
+		if (o.have_until && before >= o.until &&
+		    (!grouped || tmq_gc_settled(&gc)))
+			break;
 		if (!o.follow && (!grouped || tmq_gc_settled(&gc)))
 			break;		/* drained */
 		/* Whoever reads our output sees everything before we sleep. */
@@ -334,6 +344,12 @@ main(int argc, char **argv)
 		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
 		if (timeout < 0 || timeout > 1000)
 			timeout = 1000;
+		if (o.have_until) {
+			double left = (o.until - tmq_now()) * 1000;
+
+			if (left < timeout)
+				timeout = left > 0 ? (int)left + 1 : 0;
+		}
 		if (tmq_consumer_wait(&c, timeout, &e) < 0) {
 			tmq_report(&cmd, &e);
 			fatal = 1;

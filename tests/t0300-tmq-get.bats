@@ -441,6 +441,39 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 
 # ---------------------------------------------------------------- follow
 
+@test "tmq-get -f --until: stops at TIME by the clock too, while partitions stay idle" {
+	mk ev -k u8 -p 3
+	tmq-put -k 0 ev before
+	# A deadline in the past: what is there up to it, then the end, at once.
+	run --separate-stderr timeout 20 tmq-get -f --until @1 ev
+	assert_success
+	assert_output ''
+	run --separate-stderr timeout 20 tmq-get -f --until "@$(date +%s.%N)" ev
+	assert_success
+	assert_output 'before'
+	# A deadline ahead: messages put before it show; then it ends by itself
+	# though partitions 1 and 2 never see a message after TIME.
+	until=$(($(date +%s) + 5))
+	tmq-get -f --until "@$until" -F '%k:%s\n' ev >out 2>err 3>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	tmq-put -k 1 ev during
+	wait_lines out 2
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	# It did not stop before TIME.
+	[ "$(date +%s)" -ge "$until" ]
+	run cat out
+	assert_output $'0:before\n1:during'
+	[ ! -s err ]
+}
+
+
 @test "tmq-get -f: messages put after it started appear, until it is stopped" {
 	mk ev -k u8 -p 3
 	tmq-put -k 0 ev old
