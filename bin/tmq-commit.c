@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "group.h"
+#include "grow.h"
 #include "partfile.h"
 #include "names.h"
 #include "records.h"
@@ -32,119 +33,146 @@ static const struct tmq_cmd cmd = {
 	options
 };
 
-/* The pairs read so far: per partition the highest position, and which
- * pair (or line) first named it, for messages. */
+/* The pairs of the batch being read, each with the pair (or line) that
+ * gave it, for messages; and per partition the highest position. */
+struct pair {
+	char *bad;		/* what is wrong with it, or NULL */
+	unsigned long recno;
+	unsigned partition;
+	int64_t pos;		/* where to resume */
+};
+
 struct pairs {
-	int64_t *best;
-	unsigned long *first;
-	unsigned n;
+	struct pair *v;
+	size_t n, cap;
 	const char *where;	/* "pair" or "line" */
 	int any;
 };
 
-/* Take one "PARTITION OFFSET" pair.  Partitions are checked against the
- * topic once all are read: in a pipeline the group may not exist yet when
- * the first pair arrives (its first member creates it). */
+/* Take one "PARTITION OFFSET" pair (ps NULL: a line that is not a pair).
+ * Partitions are checked against the topic once the batch is read: in a
+ * pipeline the group may not exist yet when the first pair arrives (its
+ * first member creates it).  A bad pair is kept with its message, so that
+ * every bad pair is reported in input order. */
 static int
 take(struct pairs *pp, const char *ps, const char *os, int next,
     unsigned long recno)
 {
 	struct tmq_error e;
-	uint64_t p, o;
+	uint64_t p = 0, o = 0;
+	int rc = 0;
 
-	if (tmq_parse_u64(ps, 0, UINT32_MAX, &p, &e) < 0 ||
-	    tmq_parse_u64(os, 0, INT64_MAX - 1, &o, &e) < 0) {
-		tmq_warn(&cmd, "%s %lu: %s", pp->where, recno, e.msg);
+	if (tmq_grow(&pp->v, &pp->cap, pp->n + 1, sizeof *pp->v) < 0) {
+		tmq_warn(&cmd, "out of memory");
 		return -1;
 	}
-	if (p >= TMQ_MAX_PARTITIONS) {
-		tmq_warn(&cmd, "%s %lu: partition %llu does not exist",
-		    pp->where, recno, (unsigned long long)p);
+	pp->v[pp->n].bad = NULL;
+	if (ps == NULL)
+		rc = tmq_fail(&e, "want PARTITION OFFSET");
+	else if (tmq_parse_u64(ps, 0, UINT32_MAX, &p, &e) < 0 ||
+	    tmq_parse_u64(os, 0, INT64_MAX - 1, &o, &e) < 0)
+		rc = -1;
+	else if (p >= TMQ_MAX_PARTITIONS)
+		rc = tmq_fail(&e, "partition %llu does not exist",
+		    (unsigned long long)p);
+	if (rc < 0 && (pp->v[pp->n].bad = strdup(e.msg)) == NULL) {
+		tmq_warn(&cmd, "out of memory");
 		return -1;
 	}
-	if (p >= pp->n) {
-		int64_t *nb = realloc(pp->best, (p + 1) * sizeof *nb);
-		unsigned long *nf = realloc(pp->first, (p + 1) * sizeof *nf);
-		unsigned k;
-
-		if (nb != NULL)
-			pp->best = nb;
-		if (nf != NULL)
-			pp->first = nf;
-		if (nb == NULL || nf == NULL) {
-			tmq_warn(&cmd, "out of memory");
-			return -1;
-		}
-		for (k = pp->n; k <= p; k++) {
-			pp->best[k] = -1;
-			pp->first[k] = 0;
-		}
-		pp->n = (unsigned)p + 1;
-	}
-	if (!next)
-		o++;		/* done up to o: resume at o + 1 */
-	if (pp->first[p] == 0)
-		pp->first[p] = recno;
-	if ((int64_t)o > pp->best[p])
-		pp->best[p] = (int64_t)o;
+	pp->v[pp->n].recno = recno;
+	pp->v[pp->n].partition = (unsigned)p;
+	/* Done up to o: resume at o + 1. */
+	pp->v[pp->n++].pos = (int64_t)o + !next;
 	pp->any = 1;
-	return 0;
+	return rc;
 }
 
-/* Every partition exists and no position is past the end. */
+/* Every pair is well formed, names a partition the topic has and a
+ * position not past its end; each bad pair is reported, in input order.
+ * Without the topic (t NULL: the group could not be opened), only the
+ * pairs' own form is checked. */
 static int
-check(const struct pairs *pp, const struct tmq_topic *t, const char *group,
-    int next)
+check(const struct pairs *pp, const struct tmq_topic *t, int next)
 {
 	struct tmq_error e;
-	unsigned p;
+	uint64_t *end = NULL;
+	size_t i;
 	int bad = 0;
 
-	for (p = t->partitions; p < pp->n; p++)
-		if (pp->best[p] >= 0) {
-			tmq_warn(&cmd, "%s %lu: partition %u does not exist "
-			    "(topic has %u)", pp->where, pp->first[p], p,
-			    t->partitions);
-			bad = 1;
-		}
-	if (bad)
-		return -1;
+	if (t != NULL && (end = malloc(t->partitions * sizeof *end)) == NULL)
+		return tmq_warn(&cmd, "out of memory"), -1;
 	/* Only the last file of each partition named needs counting. */
-	for (p = 0; p < pp->n; p++) {
-		uint64_t end;
+	for (i = 0; t != NULL && i < t->partitions; i++)
+		end[i] = UINT64_MAX;
+	for (i = 0; i < pp->n; i++) {
+		const struct pair *pr = &pp->v[i];
 
-		if (pp->best[p] < 0)
+		if (pr->bad != NULL) {
+			tmq_warn(&cmd, "%s %lu: %s", pp->where, pr->recno,
+			    pr->bad);
+			bad = 1;
 			continue;
-		if (tmq_partition_end(t->dirfd, p, &end, &e) < 0)
+		}
+		if (t == NULL)
+			continue;
+		if (pr->partition >= t->partitions) {
+			tmq_warn(&cmd, "%s %lu: partition %u does not exist "
+			    "(topic has %u)", pp->where, pr->recno,
+			    pr->partition, t->partitions);
+			bad = 1;
+			continue;
+		}
+		if (end[pr->partition] == UINT64_MAX &&
+		    tmq_partition_end(t->dirfd, pr->partition,
+		    &end[pr->partition], &e) < 0) {
+			free(end);
 			return tmq_report(&cmd, &e), -1;
-		if (pp->best[p] > (int64_t)end) {
-			tmq_warn(&cmd, "%s: partition %u: offset %lld is beyond "
-			    "the end (%llu)", group, p,
-			    (long long)pp->best[p] - !next,
-			    (unsigned long long)end);
+		}
+		if (pr->pos > (int64_t)end[pr->partition]) {
+			tmq_warn(&cmd, "%s %lu: partition %u: offset %lld is "
+			    "beyond the end (%llu)", pp->where, pr->recno,
+			    pr->partition, (long long)pr->pos - !next,
+			    (unsigned long long)end[pr->partition]);
 			bad = 1;
 		}
 	}
+	free(end);
 	return bad ? -1 : 0;
 }
 
+/* One COMMIT of the highest position given for each partition. */
 static int
 commit(const struct pairs *pp, struct tmq_group *g)
 {
 	struct tmq_error e;
 	struct tmq_poff *po;
-	unsigned p, n = 0;
+	int64_t *best;
+	unsigned p, n = 0, np = 0;
+	size_t i;
 	int rc;
 
-	po = malloc((pp->n ? pp->n : 1) * sizeof *po);
-	if (po == NULL)
+	for (i = 0; i < pp->n; i++)
+		if (pp->v[i].partition >= np)
+			np = pp->v[i].partition + 1;
+	best = malloc((np ? np : 1) * sizeof *best);
+	po = malloc((np ? np : 1) * sizeof *po);
+	if (best == NULL || po == NULL) {
+		free(best);
+		free(po);
 		return tmq_warn(&cmd, "out of memory"), -1;
-	for (p = 0; p < pp->n; p++)
-		if (pp->best[p] >= 0) {
+	}
+	for (p = 0; p < np; p++)
+		best[p] = -1;
+	for (i = 0; i < pp->n; i++)
+		if (pp->v[i].pos > best[pp->v[i].partition])
+			best[pp->v[i].partition] = pp->v[i].pos;
+	for (p = 0; p < np; p++)
+		if (best[p] >= 0) {
 			po[n].partition = p;
-			po[n++].offset = pp->best[p];
+			po[n++].offset = best[p];
 		}
 	rc = tmq_group_commit(g, 0, po, n, &e);
+	free(best);
 	free(po);
 	return rc < 0 ? (tmq_report(&cmd, &e), -1) : 0;
 }
@@ -186,21 +214,25 @@ bad:
 	return -1;
 }
 
-/* Check and write what was taken, as one COMMIT; then start afresh. */
+/* Check what was taken and, unless a pair was bad (now or before: bad),
+ * write it as one COMMIT; then start afresh.  After a bad pair the rest is
+ * still checked, so that every bad pair is reported. */
 static int
-flush_pairs(struct pairs *pp, struct target *tg)
+flush_pairs(struct pairs *pp, struct target *tg, int bad)
 {
-	unsigned p;
-	int rc;
+	size_t i;
+	int rc = 0;
 
 	if (!pp->any)
 		return 0;
 	if (!tg->open && open_target(tg) < 0)
-		return -1;
-	rc = check(pp, &tg->t, tg->group, tg->next) < 0 ||
-	    commit(pp, &tg->g) < 0 ? -1 : 0;
-	for (p = 0; p < pp->n; p++)
-		pp->best[p] = -1;
+		rc = -1;
+	if (check(pp, tg->open ? &tg->t : NULL, tg->next) < 0 ||
+	    (rc == 0 && !bad && commit(pp, &tg->g) < 0))
+		rc = -1;
+	for (i = 0; i < pp->n; i++)
+		free(pp->v[i].bad);
+	pp->n = 0;
 	pp->any = 0;
 	return rc;
 }
@@ -222,7 +254,7 @@ read_pairs(struct pairs *pp, struct target *tg)
 	pp->where = "line";
 	if (tmq_records_open(&rr, STDIN_FILENO, '\n', sizeof line - 1, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	while ((rc = tmq_records_next(&rr, pp->any && !bad, &rec, &n, &e)) !=
+	while ((rc = tmq_records_next(&rr, pp->any, &rec, &n, &e)) !=
 	    TMQ_REC_EOF) {
 		if (rc < 0) {
 			tmq_warn(&cmd, "%s", e.msg);
@@ -230,14 +262,13 @@ read_pairs(struct pairs *pp, struct target *tg)
 			break;
 		}
 		if (rc == TMQ_REC_WAIT) {
-			if (flush_pairs(pp, tg) < 0)
+			if (flush_pairs(pp, tg, bad) < 0)
 				bad = 1;
 			continue;
 		}
 		if (rc == TMQ_REC_TOOLONG) {
-			tmq_warn(&cmd, "line %lu: want PARTITION OFFSET",
-			    rr.recno);
-			bad = 1;
+			if (take(pp, NULL, NULL, tg->next, rr.recno) < 0)
+				bad = 1;
 			continue;
 		}
 		memcpy(line, rec, n);
@@ -246,17 +277,13 @@ read_pairs(struct pairs *pp, struct target *tg)
 		if (a == NULL)
 			continue;	/* blank lines are harmless */
 		b = strtok_r(NULL, " \t\r", &save);
-		if (b == NULL || strtok_r(NULL, " \t\r", &save) != NULL) {
-			tmq_warn(&cmd, "line %lu: want PARTITION OFFSET",
-			    rr.recno);
-			bad = 1;
-			continue;
-		}
+		if (b == NULL || strtok_r(NULL, " \t\r", &save) != NULL)
+			a = NULL;
 		if (take(pp, a, b, tg->next, rr.recno) < 0)
 			bad = 1;
 	}
 	tmq_records_close(&rr);
-	if (!bad && flush_pairs(pp, tg) < 0)
+	if (flush_pairs(pp, tg, bad) < 0)
 		bad = 1;
 	return bad ? -1 : 0;
 }
@@ -265,7 +292,7 @@ int
 main(int argc, char **argv)
 {
 	struct tmq_error e;
-	struct pairs pp = { NULL, NULL, 0, "pair", 0 };
+	struct pairs pp = { .where = "pair" };
 	struct target tg;
 	int c, bad = 0, i;
 
@@ -292,7 +319,7 @@ main(int argc, char **argv)
 			if (take(&pp, argv[i], argv[i + 1], tg.next,
 			    (unsigned long)(i - optind) / 2 + 1) < 0)
 				bad = 1;
-		if (!bad && flush_pairs(&pp, &tg) < 0)
+		if (flush_pairs(&pp, &tg, bad) < 0)
 			bad = 1;
 	} else if (read_pairs(&pp, &tg) < 0)
 		bad = 1;
@@ -301,7 +328,6 @@ main(int argc, char **argv)
 		tmq_group_close(&tg.g);
 		close(tg.fd);
 	}
-	free(pp.best);
-	free(pp.first);
+	free(pp.v);
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

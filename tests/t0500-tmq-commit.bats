@@ -139,12 +139,12 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 	end=$(end_of 0)
 	before=$(log_length)
 	run --separate-stderr tmq-commit G 1 0 0 "$end"
-	assert_fails_with "tmq-commit: G: partition 0: offset $end is beyond the end ($end)"
+	assert_fails_with "tmq-commit: pair 2: partition 0: offset $end is beyond the end ($end)"
 	assert_output ""
 	run --separate-stderr tmq-commit --next G 0 $((end + 1))
-	assert_fails_with "tmq-commit: G: partition 0: offset $((end + 1)) is beyond the end ($end)"
+	assert_fails_with "tmq-commit: pair 1: partition 0: offset $((end + 1)) is beyond the end ($end)"
 	run --separate-stderr tmq-commit G <<<"0 $((end + 5))"
-	assert_fails_with "tmq-commit: G: partition 0: offset $((end + 5)) is beyond the end ($end)"
+	assert_fails_with "tmq-commit: line 1: partition 0: offset $((end + 5)) is beyond the end ($end)"
 	run log_length
 	assert_output "$before"
 	run committed
@@ -196,6 +196,32 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 tmq-commit: line 3: want PARTITION OFFSET"
 }
 
+@test "every bad pair is reported, in input order, whatever is wrong with it" {
+	make_group
+	end=$(end_of 0)
+	before=$(log_length)
+	printf '7 7\n0 999\n1 y\n0 1\nfoo\n0 %s\n' "$end" >"$BATS_TEST_TMPDIR/in"
+	run --separate-stderr tmq-commit G <"$BATS_TEST_TMPDIR/in"
+	assert_equal "$status" 1
+	assert_output ""
+	assert_equal "$stderr" "tmq-commit: line 1: partition 7 does not exist (topic has 4)
+tmq-commit: line 2: partition 0: offset 999 is beyond the end ($end)
+tmq-commit: line 3: 'y': not a number
+tmq-commit: line 5: want PARTITION OFFSET
+tmq-commit: line 6: partition 0: offset $end is beyond the end ($end)"
+	# The same pairs as operands.
+	run --separate-stderr tmq-commit G 7 7 0 999 1 y 0 1 0 "$end"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "tmq-commit: pair 1: partition 7 does not exist (topic has 4)
+tmq-commit: pair 2: partition 0: offset 999 is beyond the end ($end)
+tmq-commit: pair 3: 'y': not a number
+tmq-commit: pair 5: partition 0: offset $end is beyond the end ($end)"
+	run log_length
+	assert_output "$before"
+	run committed
+	assert_output "0=0 1=0 2=0 3=0"
+}
+
 @test "nothing on stdin: nothing written" {
 	make_group
 	before=$(log_length)
@@ -222,7 +248,7 @@ tmq-commit: line 3: want PARTITION OFFSET"
 	assert_output '0 {"partition_offsets":[[0,28],[3,5]]}'
 	# u32t partition 0 ends at 28.
 	run --separate-stderr tmq-commit -t u32t workers 0 28
-	assert_fails_with "tmq-commit: workers: partition 0: offset 28 is beyond the end (28)"
+	assert_fails_with "tmq-commit: pair 1: partition 0: offset 28 is beyond the end (28)"
 	# -t names the wrong topic: its partitions are what count.
 	run --separate-stderr tmq-commit -t one workers 3 0
 	assert_fails_with "tmq-commit: pair 1: partition 3 does not exist (topic has 1)"
