@@ -314,18 +314,24 @@ do_info(const struct args *a, const char *name)
 	return TMQ_EXIT_OK;
 }
 
+/* One answer a key, so that the output lines up with the keys (paste):
+ * the partition, or "-" for a bad key, whose message goes to stderr.
+ * what/recno name a key read from stdin ("line 3"); recno 0 for operands. */
 static int
 partition_one(const struct tmq_topic *t, const char *key, size_t n,
-    unsigned long recno)
+    const char *what, unsigned long recno)
 {
 	unsigned char kb[TMQ_KEY_MAX_BYTES];
 	struct tmq_error e;
 
 	if (tmq_key_parse(t->key_width, key, n, kb, &e) < 0) {
+		fflush(stdout);
 		if (recno)
-			tmq_warn(&cmd, "%s: key %lu: %s", t->name, recno, e.msg);
+			tmq_warn(&cmd, "%s: %s %lu: %s", t->name, what, recno,
+			    e.msg);
 		else
 			tmq_warn(&cmd, "%s: %s", t->name, e.msg);
+		puts("-");
 		return -1;
 	}
 	printf("%u\n", tmq_partition_of(t->key_width, kb, t->partitions));
@@ -348,7 +354,8 @@ do_partition(const struct args *a, const char *name, int nkeys, char **keys)
 	close(fd);
 	if (nkeys > 0) {
 		for (i = 0; i < nkeys; i++)
-			if (partition_one(&t, keys[i], strlen(keys[i]), 0) < 0)
+			if (partition_one(&t, keys[i], strlen(keys[i]), NULL,
+			    0) < 0)
 				rc = TMQ_EXIT_FAIL;
 	} else {
 		char *line = NULL;
@@ -361,7 +368,8 @@ do_partition(const struct args *a, const char *name, int nkeys, char **keys)
 			recno++;
 			if (len > 0 && line[len - 1] == (a->null ? '\0' : '\n'))
 				len--;
-			if (partition_one(&t, line, (size_t)len, recno) < 0)
+			if (partition_one(&t, line, (size_t)len,
+			    a->null ? "record" : "line", recno) < 0)
 				rc = TMQ_EXIT_FAIL;
 		}
 		free(line);

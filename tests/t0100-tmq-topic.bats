@@ -482,12 +482,12 @@ assert d["types"] == ["Order", "Refund"]
 	assert_output "$(tmq-topic partition ev abc 'a b')"
 }
 
-@test "partition: bad keys fail with the key's message, exit 1" {
+@test "partition: bad keys fail with the key's message, exit 1, and a '-' line" {
 	tmq-topic create -p 4 ev
 	tmq-topic create -k char3 -p 4 c3
 	run --separate-stderr tmq-topic partition ev 65536
 	assert_fails_with "tmq-topic: ev: key '65536' out of range for u16 (0 to 65535)"
-	assert_output ""
+	assert_equal "$output" "-"
 	run --separate-stderr tmq-topic partition ev x
 	assert_fails_with "tmq-topic: ev: key 'x' is not an unsigned integer"
 	run --separate-stderr tmq-topic partition ev ''
@@ -496,19 +496,43 @@ assert d["types"] == ["Order", "Refund"]
 	assert_fails_with "tmq-topic: c3: key 'abcd' is 4 bytes, wider than char3"
 	run --separate-stderr tmq-topic partition c3 $'\xff'
 	assert_fails_with "tmq-topic: c3: key is not valid UTF-8"
-	# good keys are still answered; the bad one is named by its number
+	# good keys are still answered, one line a key; the bad one is named
+	# by its line number on stdin
 	run --separate-stderr tmq-topic partition ev 42 x 0
 	assert_fails_with "tmq-topic: ev: key 'x' is not an unsigned integer"
-	assert_output $'2\n0'
+	assert_output $'2\n-\n0'
 	run --separate-stderr tmq-topic partition ev < <(printf '42\n-1\n0\n')
-	assert_fails_with "tmq-topic: ev: key 2: key '-1' is not an unsigned integer"
-	assert_output $'2\n0'
+	assert_fails_with "tmq-topic: ev: line 2: key '-1' is not an unsigned integer"
+	assert_output $'2\n-\n0'
 	run --separate-stderr tmq-topic partition -0 c3 < <(printf 'a\0b\0c\0')
 	assert_success
 	run --separate-stderr tmq-topic partition -0 c3 < <(printf 'a\0a\nb\0')
 	assert_success
 	run --separate-stderr tmq-topic partition c3 < <(printf 'a\nabcd\n')
-	assert_fails_with "tmq-topic: c3: key 2: key 'abcd' is 4 bytes, wider than char3"
+	assert_fails_with "tmq-topic: c3: line 2: key 'abcd' is 4 bytes, wider than char3"
+	run --separate-stderr tmq-topic partition -0 c3 < <(printf 'abcd\0a\0')
+	assert_fails_with "tmq-topic: c3: record 1: key 'abcd' is 4 bytes, wider than char3"
+	assert_output "-
+$(tmq-topic partition c3 a)"
+}
+
+@test "partition: the answers line up with the keys (paste)" {
+	tmq-topic create -k u8 -p 4 ev
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' 1 bad 2 '' 300 3 >keys
+	run --separate-stderr bash -c 'paste keys <(tmq-topic partition ev <keys)'
+	assert_equal "$stderr" "tmq-topic: ev: line 2: key 'bad' is not an unsigned integer
+tmq-topic: ev: line 4: empty key
+tmq-topic: ev: line 5: key '300' out of range for u8 (0 to 255)"
+	assert_output "1	$(tmq-topic partition ev 1)
+bad	-
+2	$(tmq-topic partition ev 2)
+	-
+300	-
+3	$(tmq-topic partition ev 3)"
+	run --separate-stderr tmq-topic partition ev <keys
+	assert_failure 1
+	[ "${#lines[@]}" -eq 6 ]
 }
 
 @test "partition: no such topic" {
