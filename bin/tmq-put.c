@@ -98,9 +98,11 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 		if (rc == TMQ_REC_EOF)
 			break;
 		if (rc < 0) {
+			/* The input failed, not the topic: what was read is
+			 * put, and the caller goes on to its next input. */
 			tmq_warn(&cmd, "%s: %s", what, e.msg);
-			tmq_records_close(&rr);
-			return -1;
+			pp->bad = 1;
+			break;
 		}
 		/* Nothing more is ready: let what we hold land now, so a slow
 		 * pipe sees each message at once.  Before a refusal too, so
@@ -130,9 +132,17 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 
 /* The checks on the options that need them all. */
 static int
-check_usage(const struct tmq_producer_opts *o, int nfiles, int whole, int null,
-    int nops)
+check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
+    int whole, int null, int nops)
 {
+	int i, dash = 0;
+
+	/* Standard input has one end: a second "-F -" could only put an
+	 * empty message. */
+	for (i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0 && dash++)
+			return tmq_usage_error(&cmd, "-F - (standard input) "
+			    "given more than once");
 	if (nops < 1)
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o->key != NULL && o->keydelim != NULL)
@@ -178,7 +188,8 @@ main(int argc, char **argv)
 		default: rc = TMQ_EXIT_USAGE; goto out;
 		}
 	}
-	if ((rc = check_usage(&o, nfiles, whole, null, argc - optind)) != 0)
+	if ((rc = check_usage(&o, files, nfiles, whole, null,
+	    argc - optind)) != 0)
 		goto out;
 	rc = TMQ_EXIT_FAIL;
 	/* A group's log is written by its members and tmq-commit: a message
@@ -212,8 +223,12 @@ main(int argc, char **argv)
 			fatal = put_one(&pp, argv[i], strlen(argv[i]),
 			    (unsigned long)(i - optind)) < 0;
 	} else if (nfiles > 0) {
+		/* A FILE that cannot be read is reported and skipped; "-" is
+		 * standard input. */
 		for (i = 0; i < nfiles && !fatal; i++) {
-			int ffd = open(files[i], O_RDONLY | O_CLOEXEC);
+			int stdin_ = strcmp(files[i], "-") == 0;
+			int ffd = stdin_ ? STDIN_FILENO :
+			    open(files[i], O_RDONLY | O_CLOEXEC);
 
 			if (ffd < 0) {
 				tmq_warn(&cmd, "%s: %m", files[i]);
@@ -221,7 +236,8 @@ main(int argc, char **argv)
 				continue;
 			}
 			fatal = put_stream(&pp, ffd, -1, files[i]) < 0;
-			close(ffd);
+			if (!stdin_)
+				close(ffd);
 		}
 	} else
 		fatal = put_stream(&pp, STDIN_FILENO, whole ? -1 : null ? '\0' :

@@ -119,6 +119,35 @@ require_ref() {
 	assert_output $'one\nthree'
 }
 
+@test "tmq-put -l --file: an unreadable file (a directory) is reported, the files after it are put" {
+	mk ev
+	printf 'one' >f1
+	mkdir d
+	printf 'two' >f2
+	run --separate-stderr tmq-put -l -F f1 -F d -F f2 -F f1 ev
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-put: d: read error: Is a directory'
+	run tmq-get ev
+	assert_output $'one\ntwo\none'
+}
+
+@test "tmq-put -l -F -: standard input among the files, once" {
+	mk ev
+	printf 'one' >f1
+	run --separate-stderr tmq-put -l -F f1 -F - -F f1 ev < <(printf 'from\nstdin')
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get -0 ev >out
+	printf 'one\0from\nstdin\0one\0' >want
+	cmp want out
+	# A second "-" could only be empty: a usage error, nothing put.
+	run --separate-stderr tmq-put -l -F - -F f1 -F - ev </dev/null
+	assert_usage_error tmq-put "-F - (standard input) given more than once"
+	run tmq-get -F '%o\n' ev
+	assert_output $'0\n1\n2'
+}
+
 @test "tmq-put -l --file: a file whose content is refused is named" {
 	mk ev
 	printf 'bad \377' >badf
