@@ -60,7 +60,8 @@ _tmq_root()
 _tmq_names()
 {
 	local f n
-	for f in "$1"/*.twc; do
+	# Topics whose names begin with '.' are topics like the others.
+	for f in "$1"/*.twc "$1"/.*.twc; do
 		[[ -f $f ]] || continue
 		n=${f##*/}
 		n=${n%.twc}
@@ -68,7 +69,7 @@ _tmq_names()
 			[[ $2 == group && -n ${n#--group--} ]] &&
 			    printf '%s\n' "${n#--group--}"
 		else
-			[[ $2 == topic && $n != .* ]] && printf '%s\n' "$n"
+			[[ $2 == topic ]] && printf '%s\n' "$n"
 		fi
 	done
 }

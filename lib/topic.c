@@ -436,9 +436,11 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		char *nm;
 		int isg;
 
+		/* Names that begin with '.' are topics too: the library
+		 * allows and lists them (SPEC.md 1).  Our own temporary
+		 * definitions end in .twc.PID, not .twc. */
 		len = strlen(de->d_name);
-		if (len <= 4 || strcmp(de->d_name + len - 4, ".twc") != 0 ||
-		    de->d_name[0] == '.')
+		if (len <= 4 || strcmp(de->d_name + len - 4, ".twc") != 0)
 			continue;
 		isg = tmq_is_group_topic(de->d_name);
 		if ((groups == 0 && isg) || (groups == 1 && !isg))

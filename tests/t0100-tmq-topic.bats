@@ -227,6 +227,60 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 	assert_output $'alpha\nm.i-d_1\nzeta'
 }
 
+@test "names that begin with '.' are topics like any other, listed everywhere" {
+	tmq-topic create .hidden
+	tmq-topic create alpha
+	tmq-put .hidden secret
+	run --separate-stderr tmq-topic list
+	assert_success
+	assert_output $'.hidden\nalpha'
+	run --separate-stderr tmq-topic list --json
+	assert_success
+	assert_output --partial '{"name":".hidden","key_type":"u16","partitions":1,"messages":1,'
+	run --separate-stderr tmq-topic list -l
+	assert_line --partial '.hidden'
+	run --separate-stderr tmq-topic info .hidden
+	assert_success
+	run tmq-get .hidden
+	assert_output secret
+	# but never "." or "..", nor a temporary definition (.NAME.twc.PID)
+	: >"$TMQ_ROOT/.alpha.twc.12345"
+	run --separate-stderr tmq-topic create .
+	assert_fails_with "tmq-topic: '.': bad topic name"
+	run --separate-stderr tmq-topic list
+	assert_output $'.hidden\nalpha'
+}
+
+@test "a topic whose name begins with '.': the library's is listed by tmq, tmq's by the library" {
+	require_ref
+	mkdir -p "$TMQ_ROOT"
+	python3 - "$TMQ_ROOT" <<'EOF2'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+t.create_topic(".lib", "u16", 2)
+t.producer(".lib").write_message(5, "from the library")
+EOF2
+	tmq-topic create .tmq
+	tmq-put -k 7 .tmq 'from tmq'
+	run --separate-stderr tmq-topic list
+	assert_success
+	assert_output $'.lib\n.tmq'
+	run --separate-stderr tmq-get -F '%k %s\n' .lib
+	assert_output '5 from the library'
+	run python3 - "$TMQ_ROOT" <<'EOF2'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+print(" ".join(sorted(t.list_topics())))
+c = t.consumer(".tmq")
+for p in c._partitions:
+    cl = c._consumerlets[p]
+    while (m := cl.poll()) is not None:
+        print(m.key, m.message)
+EOF2
+	assert_success
+	assert_output $'.lib .tmq\n7 from tmq'
+}
+
 @test "list: an empty root lists nothing" {
 	mkdir -p "$TMQ_ROOT"
 	run --separate-stderr tmq-topic list

@@ -273,6 +273,20 @@ EOF
 	assert_output ""
 }
 
+@test "without operands, topics whose names begin with '.' are dumped and verified too" {
+	tmq-topic create .hidden
+	tmq-topic create alpha
+	tmq-put .hidden secret
+	tmq-put alpha open
+	run --separate-stderr tmq-dump
+	assert_success
+	assert_line --index 0 --regexp '^\.hidden/0-[0-9]{8}_0\.tmf:1 partition=0 offset=0 .* payload=secret$'
+	assert_line --index 1 --regexp '^alpha/0-[0-9]{8}_0\.tmf:1 partition=0 offset=0 .* payload=open$'
+	run --separate-stderr tmq-dump --verify
+	assert_success
+	assert_output "2 files, 2 lines, 0 corrupt"
+}
+
 @test "-J and --verify together are a usage error" {
 	run --separate-stderr tmq-dump -J --verify
 	assert_usage_error tmq-dump "-J and --verify do not go together"

@@ -89,6 +89,25 @@ make_roots() {
 	assert_output beta
 }
 
+@test "topics whose names begin with '.' are completed like the others" {
+	make_roots
+	tmq-topic create .hidden
+	: >"$TMQ_ROOT/--group--.g.twc"
+	run comp tmq-get ''
+	assert_success
+	assert_output $'.hidden\nalpha\nbeta'
+	run comp tmq-get .h
+	assert_output .hidden
+	run comp tmq-group describe ''
+	assert_output $'.g\ng'
+	if command -v zsh >/dev/null; then
+		run zcomp tmq-get ''
+		assert_output $'.hidden\nalpha\nbeta'
+		run zcomp tmq-group describe ''
+		assert_output $'.g\ng'
+	fi
+}
+
 @test "-d and --root on the command line choose the root" {
 	make_roots
 	run comp tmq-get -d "$OTHER" ''

@@ -147,3 +147,16 @@ print(" ".join("%s=%s" % (p, o) for p, o in
 log_length() {
 	tmq-dump -J -- "--group--${1:-G}" | wc -l
 }
+
+# require_ref: source the TwainMQ library's environment (TWAINMQ_REF, a
+# checkout; refenv.sh beside the vectors), or skip the test.
+require_ref() {
+	if [ -z "${TWAINMQ_REF-}" ]; then
+		skip "TWAINMQ_REF not set: library interop not tested"
+	fi
+	local env=$VECTORS/../tools/refenv.sh
+	[ -f "$env" ] || skip "refenv.sh not found at $env"
+	# refenv.sh makes its shim directory with mktemp: keep it here.
+	TMPDIR=$BATS_TEST_TMPDIR source "$env"
+	python3 -c 'import twainmq' || skip "the library at $TWAINMQ_REF does not import"
+}
