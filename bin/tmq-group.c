@@ -63,6 +63,13 @@ struct args {
 	int rootfd;
 };
 
+static void
+print_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	tmq_warn(&cmd, "%s", msg);
+}
+
 /* Open a group, replay it, and open its topic. */
 static int
 load(struct args *a, const char *name, struct tmq_group *g,
@@ -72,6 +79,7 @@ load(struct args *a, const char *name, struct tmq_group *g,
 
 	if (tmq_group_open(a->rootfd, name, a->topic, g, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
+	g->notice = print_notice;
 	if (tmq_group_replay(g, &e) < 0 || tmq_group_settle(g, &e) < 0) {
 		tmq_group_close(g);
 		return tmq_report(&cmd, &e), -1;
@@ -276,8 +284,9 @@ do_list(struct args *a)
 		struct tmq_ginfo gi;
 		int have = 0;
 
-		if (tmq_group_open(a->rootfd, gname, NULL, &g, &e) < 0 ||
-		    tmq_group_replay(&g, &e) < 0 ||
+		if (tmq_group_open(a->rootfd, gname, NULL, &g, &e) == 0)
+			g.notice = print_notice;
+		if (g.name == NULL || tmq_group_replay(&g, &e) < 0 ||
 		    tmq_group_settle(&g, &e) < 0) {
 			tmq_report(&cmd, &e);
 			rc = TMQ_EXIT_FAIL;

@@ -3,7 +3,8 @@
  * what it owns, ascending, then the rest it accepts, ascending; members go
  * in order of (accepted ascending, owned descending, id ascending), each
  * taking the first free partition on its list, round after round, until
- * every offered partition is taken. */
+ * every offered partition is taken.  Partitions at or past the topic's
+ * count are no offer at all: no offer can make us allocate past it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,16 +47,22 @@ cmp_wish(const void *a, const void *b)
 	return x->o->member < y->o->member ? -1 : x->o->member > y->o->member;
 }
 
-/* Sorted copy without duplicates. */
+/* Sorted copy of the partitions below limit, without duplicates. */
 static unsigned *
-uniq(const unsigned *v, unsigned n, unsigned *out_n)
+uniq(const unsigned *v, unsigned n, unsigned limit, unsigned *out_n)
 {
-	unsigned *c = malloc((n ? n : 1) * sizeof *c), i, k = 0;
+	unsigned *c, i, k = 0;
 
+	/* calloc checks the product; n, an array in memory, is < SIZE_MAX. */
+	c = calloc((size_t)n + 1, sizeof *c);
 	if (c == NULL)
 		return NULL;
-	memcpy(c, v, n * sizeof *c);
-	qsort(c, n, sizeof *c, cmp_u);
+	for (i = 0; i < n; i++)
+		if (v[i] < limit)
+			c[k++] = v[i];
+	qsort(c, k, sizeof *c, cmp_u);
+	n = k;
+	k = 0;
 	for (i = 0; i < n; i++)
 		if (k == 0 || c[k - 1] != c[i])
 			c[k++] = c[i];
@@ -64,10 +71,12 @@ uniq(const unsigned *v, unsigned n, unsigned *out_n)
 }
 
 int
-tmq_assign(struct tmq_offer *offers, unsigned n, struct tmq_error *e)
+tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
+    struct tmq_error *e)
 {
 	struct wish *w = calloc(n ? n : 1, sizeof *w);
-	unsigned ntaken = 0, total = 0, i, j, maxp = 0;
+	unsigned ntaken = 0, total = 0, i, j;
+	size_t maxp = 0;
 	unsigned char *is_taken = NULL;
 	int rc = -1, progress;
 
@@ -79,11 +88,11 @@ tmq_assign(struct tmq_offer *offers, unsigned n, struct tmq_error *e)
 
 		o->got = NULL;
 		o->ngot = 0;
-		acc = uniq(o->parts, o->nparts, &nacc);
-		own = uniq(o->own, o->nown, &nown);
+		acc = uniq(o->parts, o->nparts, nparts, &nacc);
+		own = uniq(o->own, o->nown, nparts, &nown);
 		w[i].o = o;
-		w[i].list = malloc((nacc ? nacc : 1) * sizeof *w[i].list);
-		o->got = malloc((nacc ? nacc : 1) * sizeof *o->got);
+		w[i].list = calloc((size_t)nacc + 1, sizeof *w[i].list);
+		o->got = calloc((size_t)nacc + 1, sizeof *o->got);
 		if (acc == NULL || own == NULL || w[i].list == NULL ||
 		    o->got == NULL) {
 			free(acc);
@@ -104,8 +113,8 @@ tmq_assign(struct tmq_offer *offers, unsigned n, struct tmq_error *e)
 		w[i].n = k;
 		w[i].nacc = nacc;
 		for (j = 0; j < nacc; j++)
-			if (acc[j] + 1 > maxp)
-				maxp = acc[j] + 1;
+			if ((size_t)acc[j] + 1 > maxp)
+				maxp = (size_t)acc[j] + 1;
 		free(acc);
 		free(own);
 	}

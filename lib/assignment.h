@@ -14,7 +14,9 @@ struct tmq_offer {
 	unsigned *got, ngot;		/* filled by tmq_assign, ascending */
 };
 
-/* Fill each offer's got/ngot. */
-int tmq_assign(struct tmq_offer *offers, unsigned n, struct tmq_error *e);
+/* Fill each offer's got/ngot, for a topic of nparts partitions (any
+ * partition at or past it in an offer is ignored). */
+int tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
+    struct tmq_error *e);
 
 #endif

@@ -5,6 +5,7 @@
  * the offers read before it, so every reader of the log, whoever wrote the
  * ENDREBAL, computes it from the same offers. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,6 +92,17 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 		g->topic = strdup(topic_hint);
 	else if (g->log.group_topic != NULL)
 		g->topic = strdup(g->log.group_topic);
+	g->nparts = TMQ_MAX_PARTITIONS;
+	if (g->topic != NULL) {
+		struct tmq_topic t;
+		struct tmq_error e2;
+
+		if (tmq_topic_open(rootfd, g->topic, &t, &e2) == 0) {
+			g->nparts = t.partitions;
+			g->nparts_known = 1;
+			tmq_topic_close(&t);
+		}
+	}
 	if (g->name == NULL || tmq_codec_init(&g->codec, e) < 0 ||
 	    tmq_lr_open(&g->lr, g->log.dirfd, 0, 4, e) < 0) {
 		tmq_group_close(g);
@@ -243,7 +255,7 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 	case TMQ_G_ENDREBAL:
 		if (!g->rebalancing)
 			break;
-		if (tmq_assign(g->offers, g->noffers, e) < 0)
+		if (tmq_assign(g->offers, g->noffers, g->nparts, e) < 0)
 			return -1;
 		free_offers(g->assigned, g->nassigned);
 		g->assigned = g->offers;
@@ -266,11 +278,11 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		for (i = 0; i < m->ncommits; i++) {
 			unsigned p = m->commits[i].partition;
 
-			if (p >= 1u << 20)
-				continue;	/* absurd: ignore */
+			if (p >= g->nparts)
+				continue;	/* dropped and said in next() */
 			if (p >= g->ncommitted) {
 				int64_t *nc = realloc(g->committed,
-				    (p + 1) * sizeof *nc);
+				    ((size_t)p + 1) * sizeof *nc);
 				unsigned k;
 
 				if (nc == NULL)
@@ -287,6 +299,55 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		break;
 	}
 	return 0;
+}
+
+/* Keep the partitions of v below limit; the first other one in *bad. */
+static unsigned
+keep_below(unsigned *v, unsigned n, unsigned limit, unsigned *bad, int *any)
+{
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] < limit)
+			v[k++] = v[i];
+		else if (!*any) {
+			*any = 1;
+			*bad = v[i];
+		}
+	return k;
+}
+
+/* A line may name partitions the topic does not have (a bug elsewhere, or
+ * a hostile co-user): they are dropped from it, so that no line can make
+ * a reader index or allocate past the topic, and the line is named once. */
+static void
+drop_absent(struct tmq_group *g, struct tmq_gmsg *m)
+{
+	unsigned bad = 0, i, k = 0;
+	int any = 0;
+	char msg[256];
+
+	m->nown = keep_below(m->own, m->nown, g->nparts, &bad, &any);
+	m->nparts = keep_below(m->parts, m->nparts, g->nparts, &bad, &any);
+	for (i = 0; i < m->ncommits; i++)
+		if (m->commits[i].partition < g->nparts)
+			m->commits[k++] = m->commits[i];
+		else if (!any) {
+			any = 1;
+			bad = m->commits[i].partition;
+		}
+	m->ncommits = k;
+	if (!any || g->notice == NULL)
+		return;
+	if (!g->nparts_known)
+		snprintf(msg, sizeof msg, "group %s: offset %llu: partition %u "
+		    "is out of range (at most %u): ignored", g->name,
+		    (unsigned long long)m->offset, bad, TMQ_MAX_PARTITIONS);
+	else
+		snprintf(msg, sizeof msg, "group %s: offset %llu: partition %u "
+		    "does not exist (topic has %u): ignored", g->name,
+		    (unsigned long long)m->offset, bad, g->nparts);
+	g->notice(g->notice_arg, msg);
 }
 
 int
@@ -332,6 +393,7 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 	m->ts = msg->ts;
 	m->offset = l.offset;
 	free(msg);
+	drop_absent(g, m);
 	if (apply(g, m, e) < 0) {
 		tmq_gmsg_clear(m);
 		return -1;
@@ -350,6 +412,8 @@ tmq_group_replay(struct tmq_group *g, struct tmq_error *e)
 			return -1;
 		if (rc == 1)
 			tmq_gmsg_clear(&m);
+		else if (g->notice != NULL)
+			g->notice(g->notice_arg, e->msg);
 	}
 	return 0;
 }

@@ -30,6 +30,15 @@ struct tmq_group {
 	struct tmq_appender app;
 	int app_open;
 	char *topic;			/* the topic consumed, when known */
+	unsigned nparts;		/* its partition count, or
+					 * TMQ_MAX_PARTITIONS when unknown:
+					 * partition numbers at or past it in
+					 * the log are ignored */
+	int nparts_known;
+	/* Where to say that a line named partitions that do not exist (set
+	 * after tmq_group_open; NULL: not said). */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
 
 	/* State replayed from the log. */
 	uint64_t read_to;		/* offset of the next log line */
@@ -67,7 +76,7 @@ void tmq_group_close(struct tmq_group *g);
  * Lines that do not decode are skipped (reported through e with 2). */
 int tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m,
     struct tmq_error *e);
-/* Read to the end of the log. */
+/* Read to the end of the log (lines skipped are said through notice). */
 int tmq_group_replay(struct tmq_group *g, struct tmq_error *e);
 /* Append one message under key member. */
 int tmq_group_write(struct tmq_group *g, uint32_t member,

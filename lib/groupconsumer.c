@@ -114,6 +114,8 @@ tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 {
 	if (setup(gc, c, rootfd, group, topic, e) < 0)
 		return -1;
+	gc->mb.notice = c->notice;
+	gc->mb.notice_arg = c->notice_arg;
 	if (tmq_member_join(&gc->mb, rootfd, group, &c->topics[gc->topic],
 	    from_now, window, e) < 0)
 		return -1;
@@ -166,6 +168,8 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		    "partitions holds the group's lock", group);
 	}
 	gc->lockfd = fd;
+	gc->g.notice = c->notice;
+	gc->g.notice_arg = c->notice_arg;
 	if (tmq_group_replay(&gc->g, e) < 0)
 		return -1;
 	for (i = 0; i < nparts; i++) {

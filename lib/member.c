@@ -116,7 +116,8 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 	}
 }
 
-/* Read and react to everything new; 2-returns (corrupt lines) are skipped. */
+/* Read and react to everything new; 2-returns (corrupt lines) are skipped,
+ * and said. */
 static int
 drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
     int *joined_result, struct tmq_error *e)
@@ -127,8 +128,11 @@ drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
 	while ((rc = tmq_group_next(&mb->g, &m, e)) != 0) {
 		if (rc < 0)
 			return -1;
-		if (rc == 2)
+		if (rc == 2) {
+			if (mb->notice != NULL)
+				mb->notice(mb->notice_arg, e->msg);
 			continue;
+		}
 		if (stop_at_joined && m.kind == TMQ_G_JOINED &&
 		    m.member == mb->id) {
 			*joined_result = m.tag == tag ? 1 : -1;
@@ -158,9 +162,13 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
     const struct tmq_topic *t, int from_now, double window,
     struct tmq_error *e)
 {
+	void (*notice)(void *, const char *) = mb->notice;
+	void *notice_arg = mb->notice_arg;
 	int try, result;
 
 	memset(mb, 0, sizeof *mb);
+	mb->notice = notice;
+	mb->notice_arg = notice_arg;
 	mb->topic_partitions = t->partitions;
 	mb->window = window;
 	if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0) {
@@ -171,6 +179,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		    tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0)
 			return -1;
 	}
+	mb->g.notice = notice;
+	mb->g.notice_arg = notice_arg;
 	if (tmq_group_replay(&mb->g, e) < 0)
 		goto bad;
 	for (try = 0; try < JOIN_TRIES; try++) {

@@ -24,6 +24,10 @@ struct tmq_member {
 	int (*on_assign)(void *arg, const unsigned *parts, unsigned n,
 	    struct tmq_error *e);
 	void *arg;
+	/* Where to say which log lines were skipped or ignored in part (set
+	 * before tmq_member_join, which keeps it; NULL: not said). */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
 };
 
 /* Join group (creating it for t when missing: from_now picks its start)

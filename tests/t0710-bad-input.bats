@@ -88,6 +88,32 @@ with open(path, "ab") as f:
 EOF
 }
 
+# gline GROUP KIND JSON: append a message of KIND (JOINED ... COMMIT) with
+# body JSON, under member key 7, to GROUP's log, made by a first tmq-get -g
+# of ev when missing.  BEGIN stands for a BEGINREBAL that ends now.
+gline() {
+	local d="$TMQ_ROOT/--group--$1" kind=$2 body=$3 i f
+	[ -d "$d" ] || tmq-get -g "$1" ev || return 1
+	case $kind in
+	JOINED) i=0 ;; ABORTJOIN) i=1 ;; REBALOFFER) i=2 ;; REBALCONFIRM) i=3 ;;
+	BEGINREBAL) i=4 ;; ENDREBAL) i=5 ;; COMMIT) i=6 ;;
+	BEGIN) i=4 body="{\"timestamp\":$(date +%s)}" ;;
+	esac
+	f=$(ls "$d"/0-*.tmf | tail -n 1)
+	tmq_encode_line 4 7 "$(date +%s)" "$body" "typed:$i" >>"$f"
+}
+
+# offers GROUP OFFER...: a rebalance by member 7 with these offers, ended.
+offers() {
+	local g=$1 o
+	shift
+	gline "$g" BEGIN '' || return 1
+	for o; do
+		gline "$g" REBALOFFER "$o"
+	done
+	gline "$g" ENDREBAL '{}'
+}
+
 # stderr_matches GOT WANT: GOT is WANT, where {N} in WANT is any number.
 stderr_matches() {
 	local got=$1 want=$2 lit
@@ -270,6 +296,37 @@ EOF
 	run --separate-stderr tmq-dump --verify plain
 	assert_failure 1
 	assert_output '1 files, 3 lines, 1 corrupt'
+}
+
+@test "group log lines naming partitions the topic does not have are ignored, said once by offset, in bounded memory" {
+	# ev has partitions 0 and 1; each row has a group of its own (list comes first, while D is the only
+	# group).  Partition 2^32-1 once wrapped the
+	# assignment's bound to 0 and crashed every member for ever;
+	# 2^32-2 made a reader allocate gigabytes.
+	check_table <<'EOF'
+offer-list | offers D '{"own":[],"partitions":[4294967295]}'; bounded tmq-group list >/dev/null | 0 | tmq-group: group D: offset {N}: partition 4294967295 does not exist (topic has 2): ignored
+offer-get | offers A '{"own":[],"partitions":[4294967295]}'; bounded tmq-get -g A ev | 0 | tmq-get: group A: offset {N}: partition 4294967295 does not exist (topic has 2): ignored
+offer-describe | offers B '{"own":[],"partitions":[4294967295]}'; bounded tmq-group describe B >/dev/null | 0 | tmq-group: group B: offset {N}: partition 4294967295 does not exist (topic has 2): ignored
+offer-reset | offers C '{"own":[],"partitions":[4294967295]}'; bounded tmq-group reset --to start --force C >/dev/null | 0 | tmq-group: group C: offset {N}: partition 4294967295 does not exist (topic has 2): ignored
+offer-huge | offers E '{"own":[4294967294],"partitions":[0,4294967294]}'; bounded tmq-group describe E >/dev/null | 0 | tmq-group: group E: offset {N}: partition 4294967294 does not exist (topic has 2): ignored
+offer-next | offers F '{"own":[],"partitions":[0,1,2]}'; bounded tmq-group describe F >/dev/null | 0 | tmq-group: group F: offset {N}: partition 2 does not exist (topic has 2): ignored
+confirm | gline H REBALCONFIRM '{"partitions":[1,65535]}'; tmq-group describe H >/dev/null | 0 | tmq-group: group H: offset {N}: partition 65535 does not exist (topic has 2): ignored
+commit | gline I COMMIT '{"partition_offsets":[[1,5],[4294967295,9]]}'; tmq-group describe I >/dev/null | 0 | tmq-group: group I: offset {N}: partition 4294967295 does not exist (topic has 2): ignored
+EOF
+	# The rest of each line counts: member 7 got partition 0, and
+	# partition 1's commit holds.
+	tmq-put -k 0 ev a
+	tmq-put -k 1 ev b
+	tmq-get -g G ev >/dev/null
+	offers G '{"own":[],"partitions":[0,4294967295]}'
+	gline G COMMIT '{"partition_offsets":[[1,1],[4294967295,9]]}'
+	run --separate-stderr tmq-group describe --json G
+	assert_success
+	run python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+print(d["committed"]["1"], [(p["partition"], p.get("owner")) for p in d["partitions"]])' "$output"
+	assert_output "1 [(0, 7), (1, None)]"
 }
 
 @test "files in a topic directory that are not partition files are ignored by readers, and not counted" {

@@ -1,10 +1,13 @@
 /* fuzz-groupmsg.c: libFuzzer target for group message bodies.  The first
- * byte picks the kind; a body that parses must survive a round trip. */
+ * byte picks the kind; a body that parses must survive a round trip, and
+ * an offer that parses must be assigned within a small topic's bounds
+ * (partition 2^32-1 once wrapped the bound and crashed every member). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "assignment.h"
 #include "groupmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,6 +32,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.nparts != m2.nparts || m.nown != m2.nown ||
 	    m.ncommits != m2.ncommits || m.tag != m2.tag)
 		abort();
+	if (k == TMQ_G_REBALOFFER) {
+		struct tmq_offer o;
+		unsigned i;
+
+		memset(&o, 0, sizeof o);
+		o.own = m.own;
+		o.nown = m.nown;
+		o.parts = m.parts;
+		o.nparts = m.nparts;
+		if (tmq_assign(&o, 1, 8, &e) == 0) {
+			for (i = 0; i < o.ngot; i++)
+				if (o.got[i] >= 8)
+					abort();
+			free(o.got);
+		}
+	}
 	tmq_gmsg_clear(&m2);
 	tmq_gmsg_clear(&m);
 	free(body);

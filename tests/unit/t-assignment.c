@@ -4,7 +4,8 @@
  * owners keep what they own where they can, members go in order of
  * (accepted ascending, owned descending, id ascending), a member offering
  * nothing gets nothing, `own` entries not accepted are dropped, and the
- * vectors' two rebalances give 1:[0,2,4] 2:[1,3]. */
+ * vectors' two rebalances give 1:[0,2,4] 2:[1,3]; partitions past the
+ * topic's count are ignored. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ run_case(const struct acase *c)
 		o[i].parts = (unsigned *)c->m[i].parts;
 		o[i].nparts = count(c->m[i].parts);
 	}
-	rc = tmq_assign(o, c->n, &e);
+	rc = tmq_assign(o, c->n, 16, &e);
 	if (!is_int(rc, 0, "%s: tmq_assign succeeds", c->name))
 		return;
 	for (i = 0; i < c->n; i++) {
@@ -166,6 +167,26 @@ main(void)
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		run_case(&cases[i]);
 	memset(none, 0, sizeof none);
-	is_int(tmq_assign(none, 0, &e), 0, "no offers: nothing to do");
+	is_int(tmq_assign(none, 0, 4, &e), 0, "no offers: nothing to do");
+	{
+		/* A hostile line: partition 2^32-1 once wrapped the bound
+		 * to 0 and indexed a 1-byte array at it. */
+		unsigned own[] = { 4294967295u }, parts[] = { 4294967295u,
+		    4294967294u, 3, 1, 4 };
+		struct tmq_offer one[1];
+		char got_s[64];
+
+		memset(one, 0, sizeof one);
+		one[0].member = 1;
+		one[0].own = own;
+		one[0].nown = 1;
+		one[0].parts = parts;
+		one[0].nparts = 5;
+		is_int(tmq_assign(one, 1, 4, &e), 0,
+		    "partitions past the topic: no crash");
+		show(one[0].got, one[0].ngot, got_s, sizeof got_s);
+		is_str(got_s, "[1,3]", "partitions past the topic are ignored");
+		free(one[0].got);
+	}
 	return done_testing();
 }
