@@ -229,10 +229,10 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 
 			strcpy(t1, "-");
 			strcpy(t2, "-");
-			if (f->has_ts) {
+			if (f->has_first_ts)
 				tmq_ts_iso(f->first_ts, t1, sizeof t1);
+			if (f->has_last_ts)
 				tmq_ts_iso(f->last_ts, t2, sizeof t2);
-			}
 			printf("%-9u %-28s %12llu %12llu %12llu  %-24s  %s\n", p,
 			    f->pf.name, (unsigned long long)f->pf.first,
 			    (unsigned long long)f->end,
@@ -262,10 +262,10 @@ info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
 
 			strcpy(n1, "null");
 			strcpy(n2, "null");
-			if (f->has_ts) {
+			if (f->has_first_ts)
 				tmq_ts_repr(f->first_ts, n1, sizeof n1);
+			if (f->has_last_ts)
 				tmq_ts_repr(f->last_ts, n2, sizeof n2);
-			}
 			printf("%s{\"name\":\"%s\",\"first\":%llu,\"end\":%llu,"
 			    "\"bytes\":%llu,\"first_timestamp\":%s,"
 			    "\"last_timestamp\":%s}", k ? "," : "", f->pf.name,

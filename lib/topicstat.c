@@ -7,16 +7,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "message.h"
+#include "timestamp.h"
 #include "topicstat.h"
+
+/* The head of a line: as much as tmq_line_ts needs. */
+#define HEAD_MAX (((TMQ_KEY_MAX_BYTES + 3) / 4) * 5 + TMQ_TS_CHARS)
 
 static int
 stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
     struct tmq_error *e)
 {
-	char buf[65536], first[64], last[TMQ_LINE_MAX + 64];
+	char buf[65536], first[HEAD_MAX], heads[2][HEAD_MAX];
+	size_t hmax = tmq_key_chars(t->key_width) + TMQ_TS_CHARS;
 	size_t firstlen = 0, lastlen = 0, cur = 0;
-	int have_first = 0, fd;
+	int have_first = 0, have_last = 0, fd, c = 0;
 	uint64_t lines = 0;
 	struct stat st;
 	ssize_t r;
@@ -29,29 +35,32 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 		return -1;
 	}
 	fs->bytes = (uint64_t)st.st_size;
-	/* Keep the first 64 bytes of the first line and the head of the
-	 * current line, which is the last complete one when a newline ends it. */
+	/* Keep the head of the first line, and that of the current line in
+	 * heads[c] while heads[!c] holds the last complete one: an unfinished
+	 * line at the end (a crash, or a writer at work) must not stand in
+	 * for the last line. */
 	while ((r = read(fd, buf, sizeof buf)) > 0) {
 		size_t i = 0;
 
 		while (i < (size_t)r) {
 			char *nl = memchr(buf + i, '\n', (size_t)r - i);
 			size_t seg = nl ? (size_t)(nl - (buf + i)) : (size_t)r - i;
-			size_t take = seg;
+			size_t take = cur < hmax ? hmax - cur : 0;
 
-			if (cur + take > sizeof last)
-				take = cur < sizeof last ? sizeof last - cur : 0;
-			memcpy(last + cur, buf + i, take);
+			if (take > seg)
+				take = seg;
+			memcpy(heads[c] + cur, buf + i, take);
 			cur += take;
 			i += seg;
 			if (nl != NULL) {
 				if (!have_first) {
-					firstlen = cur < sizeof first ? cur :
-					    sizeof first;
-					memcpy(first, last, firstlen);
+					memcpy(first, heads[c], cur);
+					firstlen = cur;
 					have_first = 1;
 				}
 				lastlen = cur;
+				have_last = 1;
+				c = !c;
 				cur = 0;
 				lines++;
 				i++;
@@ -62,10 +71,11 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	if (r < 0)
 		return tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
 	fs->end = fs->pf.first + lines;
-	if (have_first && lastlen > 0 &&
-	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0 &&
-	    tmq_line_ts(t->key_width, last, lastlen, &fs->last_ts) == 0)
-		fs->has_ts = 1;
+	/* Each time on its own: a corrupt last line leaves the first time. */
+	fs->has_first_ts = have_first &&
+	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0;
+	fs->has_last_ts = have_last &&
+	    tmq_line_ts(t->key_width, heads[!c], lastlen, &fs->last_ts) == 0;
 	return 0;
 }
 

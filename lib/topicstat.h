@@ -11,7 +11,9 @@ struct tmq_filestat {
 	struct tmq_pfile pf;
 	uint64_t end;		/* one past the last complete line */
 	uint64_t bytes;
-	int has_ts;		/* first_ts/last_ts are set */
+	/* The times of the first and the last complete line, each set only
+	 * when that line's time could be read. */
+	int has_first_ts, has_last_ts;
 	double first_ts, last_ts;
 };
 

@@ -370,6 +370,45 @@ $(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
 	assert_line --index 9 "$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
 }
 
+@test "info: an unfinished last line (no newline) is not the last line" {
+	tmq-topic create events
+	local f=$TMQ_ROOT/events/0-20261125_0.tmf
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597320.08 one
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597321.5 two
+	# a crash cut the next line short, in its timestamp
+	tmq_encode_line 2 1 1795597399 three | head -c 9 >>"$f"
+	run --separate-stderr tmq-topic info events
+	assert_success
+	assert_line --regexp '^0 +0-20261125_0\.tmf +0 +2 +[0-9]+  2026-11-25T09:02:00\.080Z +2026-11-25T09:02:01\.500Z$'
+	refute_output --partial 1970
+	run --separate-stderr tmq-topic info --json events
+	assert_output --partial '"first":0,"end":2,'
+	assert_output --partial '"first_timestamp":1795597320.08,"last_timestamp":1795597321.5}'
+	# the whole line but its newline: still not a line
+	truncate -s -9 "$f"
+	tmq_encode_line 2 1 1795597399 three | head -c -1 >>"$f"
+	run --separate-stderr tmq-topic info --json events
+	assert_output --partial '"first_timestamp":1795597320.08,"last_timestamp":1795597321.5}'
+}
+
+@test "info: a corrupt last line leaves the first time shown" {
+	tmq-topic create events
+	local f=$TMQ_ROOT/events/0-20261125_0.tmf
+	tmq_write_line "$TMQ_ROOT/events" 0-20261125_0.tmf 2 1 1795597320.08 one
+	printf 'not base85 at all ~~~~~~~~~~~\n' >>"$f"
+	run --separate-stderr tmq-topic info events
+	assert_success
+	assert_line --regexp '^0 +0-20261125_0\.tmf +0 +2 +[0-9]+  2026-11-25T09:02:00\.080Z +-$'
+	run --separate-stderr tmq-topic info --json events
+	assert_output --partial '"first_timestamp":1795597320.08,"last_timestamp":null}'
+	# and a wide key (char100: 125 base85 characters) does not hide them
+	tmq-topic create -k char100 wide
+	tmq_write_line "$TMQ_ROOT/wide" 0-20261125_0.tmf char100 k 1795597320.08 one
+	tmq_write_line "$TMQ_ROOT/wide" 0-20261125_0.tmf char100 k 1795597321.5 two
+	run --separate-stderr tmq-topic info --json wide
+	assert_output --partial '"first_timestamp":1795597320.08,"last_timestamp":1795597321.5}'
+}
+
 @test "info --json" {
 	tmq-topic create -p 2 -t 'Order,Re"fund' events
 	tmq_write_line "$TMQ_ROOT/events" 1-20261125_0.tmf 2 7 1795597320.08 one
