@@ -186,24 +186,28 @@ struct target {
 	struct tmq_topic t;
 };
 
+/* Quiet: nothing is to be written anyway (a pair was bad), so a group that
+ * cannot be opened is not worth a message of its own. */
 static int
-open_target(struct target *tg)
+open_target(struct target *tg, int quiet)
 {
 	struct tmq_error e;
 
 	if (tmq_root_open_opt(tg->root, 0, &tg->fd, &e) < 0)
-		return tmq_report(&cmd, &e), -1;
+		return quiet ? -1 : (tmq_report(&cmd, &e), -1);
 	if (tmq_group_open(tg->fd, tg->group, tg->topic, &tg->g, &e) < 0) {
 		close(tg->fd);
-		return tmq_report(&cmd, &e), -1;
+		return quiet ? -1 : (tmq_report(&cmd, &e), -1);
 	}
 	if (tg->g.topic == NULL) {
-		tmq_warn(&cmd, "%s: the group's topic is not recorded: name it "
-		    "with -t", tg->group);
+		if (!quiet)
+			tmq_warn(&cmd, "%s: the group's topic is not recorded: "
+			    "name it with -t", tg->group);
 		goto bad;
 	}
 	if (tmq_topic_open(tg->fd, tg->g.topic, &tg->t, &e) < 0) {
-		tmq_report(&cmd, &e);
+		if (!quiet)
+			tmq_report(&cmd, &e);
 		goto bad;
 	}
 	tg->open = 1;
@@ -225,7 +229,10 @@ flush_pairs(struct pairs *pp, struct target *tg, int bad)
 
 	if (!pp->any)
 		return 0;
-	if (!tg->open && open_target(tg) < 0)
+	for (i = 0; i < pp->n; i++)
+		if (pp->v[i].bad != NULL)
+			bad = 1;
+	if (!tg->open && open_target(tg, bad) < 0)
 		rc = -1;
 	if (check(pp, tg->open ? &tg->t : NULL, tg->next) < 0 ||
 	    (rc == 0 && !bad && commit(pp, &tg->g) < 0))
