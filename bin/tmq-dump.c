@@ -124,9 +124,19 @@ dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
 		}
 	}
 	cur.name[0] = '\0';
-	while ((got = tmq_lr_next(&r, &l, &e)) > 0) {
-		const struct tmq_pfile *f = &r.files[r.cur];
+	for (;;) {
+		const struct tmq_pfile *f;
 
+		got = tmq_lr_next(&r, &l, &e);
+		/* At the end, a last line without its newline is reported
+		 * once it is seen to stay so (a crash cut it). */
+		if (got == 0)
+			got = tmq_lr_cut_tail(&r, &l, &e);
+		if (got == 2)
+			continue;
+		if (got <= 0)
+			break;
+		f = &r.files[r.cur];
 		if (strcmp(cur.name, f->name) != 0) {
 			if (only_file != NULL && cur.name[0] != '\0')
 				break;

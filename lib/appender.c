@@ -133,11 +133,9 @@ out:
  * below could not be written), would otherwise run into our first line and
  * take it down with it.  A line that another writer is still writing ends
  * within moments (the file grows, or gains its newline); a tail that stays
- * as it is for CUT_WAIT_MS is cut, and we end it.  (The kernel may pause a
+ * as it is for TMQ_CUT_WAIT_MS is cut, and we end it.  (The kernel may pause a
  * writer mid-write for up to 200 ms to throttle dirty pages; were we to end
  * its line early, the cost would be one empty, corrupt line after it.) */
-#define CUT_WAIT_MS 250
-
 static int
 end_cut_line(int fd)
 {
@@ -156,7 +154,7 @@ end_cut_line(int fd)
 		if (st.st_size != last) {
 			last = st.st_size;
 			still = 0;
-		} else if (++still >= CUT_WAIT_MS)
+		} else if (++still >= TMQ_CUT_WAIT_MS)
 			break;
 		poll(NULL, 0, 1);
 	}

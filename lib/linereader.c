@@ -2,8 +2,11 @@
  * memchr per line, no copies: the line handed out points into the buffer. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linereader.h"
@@ -304,4 +307,45 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 		if (open_file(r, r->cur + 1, e) < 0)
 			return -1;
 	}
+}
+
+int
+tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
+    struct tmq_error *e)
+{
+	struct stat st;
+	off_t size;
+	int still = 0;
+	size_t len = r->end - r->start;
+
+	if (r->fd < 0 || (len == 0 && !r->overlong))
+		return 0;
+	/* Where our reading stopped: the file's end when we saw it. */
+	size = lseek(r->fd, 0, SEEK_CUR);
+	for (;;) {
+		if (size < 0 || fstat(r->fd, &st) < 0)
+			return tmq_fail_errno(e, "partition %u: %s", r->partition,
+			    r->files[r->cur].name);
+		if (st.st_size != size)
+			return 2;	/* being written: read on */
+		if (++still >= TMQ_CUT_WAIT_MS)
+			break;
+		poll(NULL, 0, 1);
+	}
+	/* A newer file may have come meanwhile: then tmq_lr_next hands the
+	 * tail out as an unterminated line of its own. */
+	if (relist(r, e) < 0)
+		return -1;
+	if (r->cur + 1 < r->nfiles)
+		return 2;
+	if (r->overlong)
+		snprintf(r->problem, sizeof r->problem, "last line without "
+		    "its newline, too long: cut short");
+	else
+		snprintf(r->problem, sizeof r->problem, "last line without "
+		    "its newline (%zu bytes): cut short", len);
+	still = emit(r, l, len, r->problem);
+	r->start = r->end;
+	r->overlong = 0;
+	return still;
 }

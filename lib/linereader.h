@@ -34,6 +34,7 @@ struct tmq_linereader {
 	uint64_t skip_to;	/* discard lines before this offset */
 	int skip_time;		/* discard lines older than skip_ts */
 	double skip_ts;
+	char problem[64];	/* what tmq_lr_cut_tail found */
 };
 
 int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
@@ -51,6 +52,13 @@ int tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e);
 int tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e);
 /* The next line: 1 with *l filled, 0 when there is none yet, -1 on error. */
 int tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l,
+    struct tmq_error *e);
+/* After tmq_lr_next returned 0, for a reader that stops there (tmq-dump):
+ * the newest file may end in a line without its newline.  Wait until that
+ * tail stays as it is for TMQ_CUT_WAIT_MS: 1 when it does, with *l set to
+ * it (problem set: it is a cut line); 2 when the file changed meanwhile
+ * (call tmq_lr_next again); 0 when there is no tail; -1 on error. */
+int tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
     struct tmq_error *e);
 /* The offset the next line will have. */
 uint64_t tmq_lr_offset(const struct tmq_linereader *r);

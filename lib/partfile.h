@@ -7,6 +7,11 @@
 
 #include "error.h"
 
+/* A last line without its newline that stays as it is this long (ms) was
+ * cut short (its writer was killed, or its disk filled), not one being
+ * written: the appender then ends it, tmq-dump reports it. */
+#define TMQ_CUT_WAIT_MS 250
+
 struct tmq_pfile {
 	unsigned partition;
 	unsigned day;		/* YYYYMMDD, UTC */

@@ -178,15 +178,31 @@ tmq-dump: typed/0-20261125_0.tmf:3: partition 0 offset 2: typed payload is not a
 	assert_output "1 files, 3 lines, 2 corrupt"
 }
 
-@test "an unterminated line in an older file is corrupt; one still being written is not" {
+@test "an unterminated line in an older file is corrupt, and so is a cut last line" {
 	local d="$TMQ_ROOT/ev"
 	tmq-topic create ev
 	tmq_write_line "$d" 0-20261125_0.tmf 2 1 1795597320.08 a
 	tmq_encode_line 2 2 1795597321 b | head -c 12 >>"$d/0-20261125_0.tmf"
+	# The last line of the newest file, without its newline, as a crash
+	# leaves it: reported once it stays so (a line being written would
+	# have grown), as --verify and the dump both say.
 	run --separate-stderr tmq-dump --verify ev
-	assert_success
-	assert_stderr ""
-	assert_output "1 files, 1 lines, 0 corrupt"
+	assert_failure 1
+	assert_stderr "tmq-dump: ev/0-20261125_0.tmf:2: partition 0 offset 1: last line without its newline (12 bytes): cut short"
+	assert_output "1 files, 2 lines, 1 corrupt"
+	run --separate-stderr tmq-dump ev
+	assert_failure 1
+	assert_stderr "tmq-dump: ev/0-20261125_0.tmf:2: partition 0 offset 1: last line without its newline (12 bytes): cut short"
+	assert_line --index 0 --partial 'ev/0-20261125_0.tmf:1 partition=0 offset=0 '
+	[ "${#lines[@]}" -eq 1 ]
+	run --separate-stderr tmq-dump -J ev
+	assert_failure 1
+	[ "${#lines[@]}" -eq 1 ]
+	# A FILE operand: the same.
+	run --separate-stderr tmq-dump --verify "$d/0-20261125_0.tmf"
+	assert_failure 1
+	assert_output "1 files, 2 lines, 1 corrupt"
+	# Once a newer file exists, it is an unterminated line like any other.
 	tmq_write_line "$d" 0-20261126_2.tmf 2 3 1795683720 c
 	run --separate-stderr tmq-dump --verify ev
 	assert_failure 1

@@ -2,7 +2,8 @@
  * in a scratch topic directory: offsets across files, a last line that is
  * still being written (never returned half), an unterminated tail in an
  * older file (returned with a problem; it takes its offset), seeking by
- * offset (also before the first file), to the end and by time, and lines
+ * offset (also before the first file), to the end and by time, a cut last
+ * line for a reader that stops there (tmq_lr_cut_tail), and lines
  * over the 64 KiB buffer (reported, with memory staying bounded). */
 #include <dirent.h>
 #include <fcntl.h>
@@ -254,6 +255,46 @@ main(void)
 		    "p3: the partial line, once a newer file exists");
 	}
 	next_is(&r, L[2], 2, NULL, "p3: then the new file's line");
+	tmq_lr_close(&r);
+
+	/* Partition 12: a last line without its newline, for a reader that
+	 * stops there (tmq-dump): one that grew since it was read is read on;
+	 * one that stays so is handed out as cut. */
+	putline("12-20261125_0.tmf", L[0]);
+	put("12-20261125_0.tmf", L[1], 7);
+	open_reader(&r, 12);
+	next_is(&r, L[0], 0, NULL, "p12: first line");
+	next_none(&r, "p12: partial line");
+	put("12-20261125_0.tmf", L[1] + 7, 3);
+	{
+		struct tmq_line l;
+		char head[11];
+
+		is_int(tmq_lr_cut_tail(&r, &l, &e), 2,
+		    "p12: a tail that grew since it was read: read on");
+		next_none(&r, "p12: still partial");
+		is_int(tmq_lr_cut_tail(&r, &l, &e), 1,
+		    "p12: a tail that stays as it is: cut");
+		memcpy(head, L[1], 10);
+		head[10] = '\0';
+		is_int((int)l.n, 10, "p12: the cut line is all of the tail");
+		ok(memcmp(l.p, head, 10) == 0, "p12: ... as it is in the file");
+		is_u64(l.offset, 1, "p12: ... at the next offset");
+		is_str(l.problem, "last line without its newline (10 bytes): "
+		    "cut short", "p12: ... with its problem");
+		next_none(&r, "p12: then nothing");
+		is_int(tmq_lr_cut_tail(&r, &l, &e), 0, "p12: and no tail");
+	}
+	tmq_lr_close(&r);
+	/* Partition 0 has no tail at its end. */
+	open_reader(&r, 0);
+	seek_end(&r);
+	{
+		struct tmq_line l;
+
+		is_int(tmq_lr_cut_tail(&r, &l, &e), 0,
+		    "p0: no tail at the end: nothing to wait for");
+	}
 	tmq_lr_close(&r);
 
 	/* Seeking by offset in partition 0 (offsets 0..5). */
