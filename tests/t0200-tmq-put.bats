@@ -159,6 +159,10 @@ require_ref() {
 	assert_output 'good'
 }
 
+got_first() {
+	[ "$(tmq-get ev)" = first ]
+}
+
 @test "tmq-put: records from a slow pipe land as they come" {
 	mk ev
 	mkfifo fifo
@@ -166,10 +170,7 @@ require_ref() {
 	pid=$!
 	exec 7>fifo
 	echo first >&7
-	for ((i = 0; i < 50; i++)); do
-		[ "$(tmq-get ev)" = first ] && break
-		sleep 0.1
-	done
+	wait_for got_first
 	run tmq-get ev
 	assert_output 'first'
 	kill -0 "$pid"	# still reading its input

@@ -10,7 +10,8 @@
 # library (TWAINMQ_REF) shares a group with a tmq member, either first.
 #
 # Members run in the background with short windows (--window 1); every
-# wait is bounded (wait_until: 10 s), and teardown stops what is left.
+# wait is for a condition, bounded by $TMQ_TEST_WAIT (wait_until), and
+# teardown stops what is left.
 
 load test_helper
 
@@ -64,17 +65,11 @@ stop_bg() {
 	fi
 }
 
-# wait_until COMMAND...: run COMMAND every 0.1 s until it succeeds, for at
-# most 10 s; on timeout show what it said the last time, and fail.
+# wait_until COMMAND...: test_helper's wait_for: run COMMAND until it
+# succeeds, for at most $TMQ_TEST_WAIT seconds; on timeout show what it
+# said the last time, and fail.
 wait_until() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for: $*" >&2
-	"$@" >&2 || true
-	return 1
+	wait_for "$@"
 }
 
 # lines_at_least N FILE...: the files have N lines or more between them.

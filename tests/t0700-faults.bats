@@ -40,30 +40,9 @@ track() {
 	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
 }
 
-# wait_until SECONDS COMMAND...: run COMMAND every 20 ms until it
-# succeeds; fail after SECONDS.
-wait_until() {
-	local limit=$(( $1 * 50 )) i=0
-	shift
-	until "$@"; do
-		i=$((i + 1))
-		if [ "$i" -ge "$limit" ]; then
-			echo "timed out waiting for: $*" >&2
-			return 1
-		fi
-		sleep 0.02
-	done
-}
-
 # lines_in FILE N: FILE has at least N lines.
 lines_in() {
 	[ "$(wc -l <"$1")" -ge "$2" ]
-}
-
-# gone PID: the process has exited (a zombie counts as exited).
-gone() {
-	! kill -0 "$1" 2>/dev/null ||
-	    [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # cpu_ticks PID: user + system CPU time of PID, in clock ticks.
@@ -231,9 +210,9 @@ EOF
 
 	# The follower prints every good line, each intact, then is stopped.
 	good=$((total - corrupt))
-	wait_until 20 lines_in follow.out "$good"
+	wait_for lines_in follow.out "$good"
 	kill -TERM "$fpid"
-	wait_until 5 gone "$fpid"
+	wait_for gone "$fpid"
 	run wc -l <follow.out
 	assert_output "$good"
 	run grep -Evc '^[01] [0-9]+ [PR][0-9]+-[0-9]+-x{40}$' follow.out
@@ -430,7 +409,7 @@ EOF
 		fi
 		pid=$!
 		track $pid
-		wait_until 5 lines_in out 1
+		wait_for lines_in out 1
 		# Following an idle topic costs next to nothing.
 		t0=$(cpu_ticks "$pid")
 		sleep 1
@@ -440,11 +419,11 @@ EOF
 		rm -rf "$TMQ_ROOT/ev"
 		SECONDS=0
 		# Until it ends, watch its CPU time: no busy loop.
-		while ! gone "$pid" && [ "$SECONDS" -lt 5 ]; do
+		while ! gone "$pid" && [ "$SECONDS" -lt "$TMQ_TEST_WAIT" ]; do
 			t1=$(cpu_ticks "$pid" 2>/dev/null) || break
 			sleep 0.05
 		done
-		gone "$pid" || { echo "$mode: still running 5 s after"; false; }
+		gone "$pid" || { echo "$mode: still running $TMQ_TEST_WAIT s after"; false; }
 		[ $((t1 - t0)) -le 20 ] ||
 		    { echo "$mode: $((t1 - t0)) ticks of CPU"; false; }
 		st=0
@@ -466,13 +445,13 @@ EOF
 	tmq-get -f -F '%o %s\n' ev >out 2>err 3>&- &
 	pid=$!
 	track $pid
-	wait_until 5 lines_in out 2
+	wait_for lines_in out 2
 	rm "$d/0-20261125_0.tmf"
 	sleep 1.2	# (the follower looks again every second)
 	tmq_write_line "$d" 0-20261126_2.tmf 2 0 1795683720 c
-	wait_until 5 lines_in out 3
+	wait_for lines_in out 3
 	kill -TERM "$pid"
-	wait_until 5 gone "$pid"
+	wait_for gone "$pid"
 	run cat out
 	assert_output $'0 a\n1 b\n2 c'
 	run cat err

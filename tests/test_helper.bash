@@ -9,7 +9,8 @@
 #   require_vectors, which skips a test when they are absent;
 # - tmq_encode_line / tmq_write_line, which write message lines with Python
 #   exactly as SPEC.md 2 describes, independently of the tools;
-# - assert_stderr and assert_usage_error for the tools' messages.
+# - assert_stderr and assert_usage_error for the tools' messages;
+# - wait_for and gone: waiting for a condition, never for a time.
 
 bats_require_minimum_version 1.5.0
 
@@ -130,6 +131,36 @@ Try '$1 --help' for more information."
 assert_fails_with() {
 	assert_equal "$status" 1
 	assert_equal "$stderr" "$1"
+}
+
+# --- waiting ----------------------------------------------------------
+
+# Tests wait for the condition they need, never for a span of time: a wait
+# ends as soon as its condition holds, so its bound can be generous, and the
+# suite holds on a machine whose cores are busy with other work (sanitizer
+# builds run several times slower again).  TMQ_TEST_WAIT is that bound, in
+# seconds (default 120).
+TMQ_TEST_WAIT=${TMQ_TEST_WAIT:-120}
+
+# wait_for COMMAND...: run COMMAND (its output discarded) every 50 ms
+# until it succeeds; after $TMQ_TEST_WAIT seconds, show what it says and
+# fail.
+wait_for() {
+	local end=$(($(date +%s) + TMQ_TEST_WAIT))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$end" ]; then
+			echo "timed out after ${TMQ_TEST_WAIT} s waiting for: $*" >&2
+			"$@" >&2 || :
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# gone PID: the process has exited (a zombie of ours counts as exited).
+gone() {
+	! kill -0 "$1" 2>/dev/null ||
+	    [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # --- consumer groups (t0400, t0500) ------------------------------------
