@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "consumer.h"
 #include "groupconsumer.h"
+#include "output.h"
 #include "position.h"
 #include "printer.h"
 #include "root.h"
@@ -39,8 +40,8 @@ static const struct tmq_option options[] = {
 	    "stop each partition at its first message after TIME (with -f, "
 	    "at TIME by the clock too)" },
 	{ "commit", OPT_COMMIT, NULL, TMQ_ARG_NONE,
-	    "with -g: commit what was printed (at exit, and every second "
-	    "or 1000 messages)" },
+	    "with -g: commit what the reader took (at exit, and every "
+	    "second or 1000 messages)" },
 	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
 	    "with -g: length of the rebalances this member starts "
 	    "(default 5)" },
@@ -76,10 +77,47 @@ print_notice(void *arg, const char *msg)
 }
 
 static int
-flush_stdout(void *arg)
+flush_output(void *arg)
 {
-	(void)arg;
-	return fflush(stdout) == 0 ? 0 : -1;
+	struct tmq_output *out = arg;
+
+	return fflush(out->f) == 0 ? 0 : -1;
+}
+
+static int
+output_taken(void *arg, uint64_t *bytes, struct tmq_error *e)
+{
+	return tmq_output_taken(arg, bytes, e);
+}
+
+/* At a normal end with --commit: what is still in the pipe is not taken,
+ * and would be read again by the group.  Give the reader the time to take
+ * it (or to go away), answering the group and committing meanwhile; a
+ * signal cuts this short. */
+static int
+wait_taken(struct tmq_gconsumer *gc, struct tmq_output *out,
+    struct tmq_error *e)
+{
+	double last = tmq_now();
+	int rc, timeout;
+
+	if (fflush(out->f) != 0)
+		return 0;
+	while (!stop) {
+		timeout = tmq_gc_timeout(gc);
+		if (timeout < 0 || timeout > 1000)
+			timeout = 1000;
+		if ((rc = tmq_output_wait_taken(out, timeout, e)) != 0)
+			return rc < 0 ? -1 : 0;
+		if (tmq_gc_poll(gc, e) < 0)
+			return -1;
+		if (tmq_now() - last >= 1.0) {
+			if (tmq_gc_commit(gc, e) < 0)
+				return -1;
+			last = tmq_now();
+		}
+	}
+	return 0;
 }
 
 struct opts {
@@ -221,6 +259,7 @@ main(int argc, char **argv)
 	struct tmq_gconsumer gc;
 	struct tmq_error e;
 	struct tmq_msg *m = NULL;
+	struct tmq_output out;
 	struct sigaction sa;
 	uint64_t seen = 0, since_commit = 0;
 	double last_commit, before;
@@ -229,6 +268,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof o);
 	memset(&gc, 0, sizeof gc);
+	memset(&out, 0, sizeof out);
 	gc.lockfd = -1;
 	o.pr.mode = TMQ_PRINT_PAYLOAD;
 	o.pr.term = '\n';
@@ -253,10 +293,18 @@ main(int argc, char **argv)
 	 * group, handing its partitions over: see EPIPE, not die of SIGPIPE. */
 	if (grouped)
 		signal(SIGPIPE, SIG_IGN);
+	if (tmq_output_open(&out, STDOUT_FILENO, 1 << 16, &e) < 0) {
+		tmq_report(&cmd, &e);
+		goto out;
+	}
 	if (setup(&o, &c, &gc, argc, argv) < 0)
 		goto out;
 	gc.autocommit = o.commit;
-	gc.flush = flush_stdout;
+	gc.flush = flush_output;
+	gc.flush_arg = &out;
+	/* Commit only what the reader took, not what sits in a pipe. */
+	gc.taken = output_taken;
+	gc.taken_arg = &out;
 	fatal = 0;
 
 	m = malloc(sizeof *m);
@@ -264,8 +312,7 @@ main(int argc, char **argv)
 		fatal = 1;
 		goto out;
 	}
-	o.pr.out = stdout;
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	o.pr.out = out.f;
 	last_commit = tmq_now();
 	while (!stop && (o.count == 0 || seen < o.count)) {
 		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
@@ -282,9 +329,14 @@ main(int argc, char **argv)
 			tmq_print(&o.pr, &c.topics[c.src[src].topic], m);
 			seen++;
 			if (grouped) {
-				if (ferror(stdout))
+				if (ferror(out.f))
 					break;	/* not delivered: not ours to commit */
-				tmq_gc_delivered(&gc, m->partition, m->offset);
+				if (tmq_gc_delivered(&gc, m->partition, m->offset,
+				    tmq_output_pos(&out), &e) < 0) {
+					tmq_report(&cmd, &e);
+					fatal = 1;
+					break;
+				}
 				if (o.commit && ++since_commit >= 1000) {
 					if (tmq_gc_commit(&gc, &e) < 0) {
 						tmq_report(&cmd, &e);
@@ -298,7 +350,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (rc == 2) {
-			fflush(stdout);
+			fflush(out.f);
 			tmq_report(&cmd, &e);
 			corrupt = 1;
 			continue;
@@ -339,7 +391,7 @@ main(int argc, char **argv)
 		if (!o.follow && (!grouped || tmq_gc_settled(&gc)))
 			break;		/* drained */
 		/* Whoever reads our output sees everything before we sleep. */
-		if (fflush(stdout) != 0)
+		if (fflush(out.f) != 0)
 			break;
 		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
 		if (timeout < 0 || timeout > 1000)
@@ -356,6 +408,11 @@ main(int argc, char **argv)
 			break;
 		}
 	}
+	if (grouped && o.commit && !fatal && !ferror(out.f) &&
+	    wait_taken(&gc, &out, &e) < 0) {
+		tmq_report(&cmd, &e);
+		fatal = 1;
+	}
 	if (grouped && tmq_gc_finish(&gc, &e) < 0) {
 		tmq_report(&cmd, &e);
 		fatal = 1;
@@ -365,7 +422,8 @@ out:
 	free(m);
 	tmq_format_free(&o.pr.fmt);
 	tmq_consumer_free(&c);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (tmq_output_close(&out) < 0 || fflush(stdout) != 0 ||
+	    ferror(stdout)) {
 		tmq_warn(&cmd, "write error on standard output");
 		return TMQ_EXIT_FAIL;
 	}

@@ -9,6 +9,7 @@
 
 #include "beneath.h"
 #include "groupconsumer.h"
+#include "grow.h"
 #include "names.h"
 
 static int
@@ -60,6 +61,18 @@ start_at(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
 	return tmq_consumer_seek_source(gc->c, src, (uint64_t)off, e);
 }
 
+/* Forget the marks of partitions no longer held (held[p] == 0). */
+static void
+drop_marks(struct tmq_gconsumer *gc, const unsigned char *held)
+{
+	size_t i, j;
+
+	for (i = j = gc->mhead; i < gc->mtail; i++)
+		if (held[gc->marks[i].partition])
+			gc->marks[j++] = gc->marks[i];
+	gc->mtail = j;
+}
+
 /* The member's share changed: commit what we give up, then rebuild the
  * sources, keeping the position of partitions we keep. */
 static int
@@ -67,15 +80,17 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 {
 	struct tmq_gconsumer *gc = arg;
 	struct tmq_consumer *c = gc->c;
+	unsigned char *held;
 	uint64_t *keep;
 	unsigned i, p;
 	size_t s;
 
 	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
 		return -1;
-	keep = malloc((gc->nparts ? gc->nparts : 1) * sizeof *keep);
+	keep = malloc((gc->nparts ? gc->nparts : 1) * (sizeof *keep + 1));
 	if (keep == NULL)
 		return tmq_fail(e, "out of memory");
+	held = (unsigned char *)(keep + (gc->nparts ? gc->nparts : 1));
 	for (p = 0; p < gc->nparts; p++)
 		keep[p] = UINT64_MAX;
 	for (s = 0; s < c->nsrc; s++)
@@ -92,13 +107,16 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 		} else if (start_at(gc, &gc->mb.g, c->nsrc - 1, p, e) < 0)
 			goto bad;
 	}
-	/* What we no longer hold is no longer ours to commit. */
-	for (p = 0; p < gc->nparts; p++) {
-		for (i = 0; i < n && parts[i] != p; i++)
-			;
-		if (i == n)
+	/* What we no longer hold is no longer ours to commit, even what
+	 * its reader may still take: the next owner reads it again. */
+	memset(held, 0, gc->nparts ? gc->nparts : 1);
+	for (i = 0; i < n; i++)
+		if (parts[i] < gc->nparts)
+			held[parts[i]] = 1;
+	for (p = 0; p < gc->nparts; p++)
+		if (!held[p])
 			gc->delivered[p] = gc->sent[p] = -1;
-	}
+	drop_marks(gc, held);
 	gc->generation++;
 	free(keep);
 	return 0;
@@ -180,11 +198,67 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	return 0;
 }
 
-void
-tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition, uint64_t offset)
+int
+tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
+    uint64_t offset, uint64_t end, struct tmq_error *e)
 {
-	if (partition < gc->nparts)
+	struct tmq_gmark *m;
+
+	if (partition >= gc->nparts)
+		return 0;
+	if (gc->taken == NULL) {
 		gc->delivered[partition] = (int64_t)offset + 1;
+		return 0;
+	}
+	if (gc->mtail == gc->mcap) {
+		/* Slide what is left to the front, or grow. */
+		if (gc->mhead > 0 && gc->mhead >= gc->mcap / 2) {
+			memmove(gc->marks, gc->marks + gc->mhead,
+			    (gc->mtail - gc->mhead) * sizeof *gc->marks);
+			gc->mtail -= gc->mhead;
+			gc->mhead = 0;
+		} else if (tmq_grow(&gc->marks, &gc->mcap, gc->mtail + 1,
+		    sizeof *gc->marks) < 0)
+			return tmq_fail(e, "out of memory");
+	}
+	m = &gc->marks[gc->mtail++];
+	m->end = end;
+	m->next = (int64_t)offset + 1;
+	m->partition = partition;
+	return 0;
+}
+
+/* Move what the reader has taken from the marks into delivered. */
+static int
+apply_taken(struct tmq_gconsumer *gc, struct tmq_error *e)
+{
+	uint64_t taken;
+
+	if (gc->taken == NULL || gc->mhead == gc->mtail)
+		return 0;
+	if (gc->taken(gc->taken_arg, &taken, e) < 0)
+		return -1;
+	while (gc->mhead < gc->mtail && gc->marks[gc->mhead].end <= taken) {
+		const struct tmq_gmark *m = &gc->marks[gc->mhead++];
+
+		gc->delivered[m->partition] = m->next;
+	}
+	if (gc->mhead == gc->mtail)
+		gc->mhead = gc->mtail = 0;
+	return 0;
+}
+
+
+/* Delivered offsets not yet committed. */
+static int
+pending(const struct tmq_gconsumer *gc)
+{
+	unsigned p;
+
+	for (p = 0; p < gc->nparts; p++)
+		if (gc->delivered[p] >= 0 && gc->delivered[p] != gc->sent[p])
+			return 1;
+	return 0;
 }
 
 int
@@ -194,13 +268,20 @@ tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 	unsigned p, n = 0;
 	int rc = 0;
 
+	if (gc->mhead == gc->mtail && !pending(gc))
+		return 0;
+	/* When the flush fails (the reader has gone), what was written
+	 * and taken before still counts; without a count, nothing does. */
+	if (gc->flush != NULL && gc->flush(gc->flush_arg) < 0 &&
+	    gc->taken == NULL)
+		return tmq_fail(e, "cannot flush the output: not committing");
+	if (apply_taken(gc, e) < 0)
+		return -1;
 	for (p = 0; p < gc->nparts; p++)
 		if (gc->delivered[p] >= 0 && gc->delivered[p] != gc->sent[p])
 			n++;
 	if (n == 0)
 		return 0;
-	if (gc->flush != NULL && gc->flush(gc->flush_arg) < 0)
-		return tmq_fail(e, "cannot flush the output: not committing");
 	po = malloc(n * sizeof *po);
 	if (po == NULL)
 		return tmq_fail(e, "out of memory");
@@ -261,6 +342,7 @@ tmq_gc_close(struct tmq_gconsumer *gc)
 		close(gc->lockfd);
 	free(gc->delivered);
 	free(gc->sent);
+	free(gc->marks);
 	memset(gc, 0, sizeof *gc);
 	gc->lockfd = -1;
 }

@@ -8,6 +8,14 @@
 #include "consumer.h"
 #include "member.h"
 
+/* A message delivered to the output: where its bytes end, and the offset
+ * to commit for its partition once the reader has taken them. */
+struct tmq_gmark {
+	uint64_t end;
+	int64_t next;
+	unsigned partition;
+};
+
 struct tmq_gconsumer {
 	struct tmq_consumer *c;
 	size_t topic;			/* the data topic's index in c */
@@ -16,11 +24,18 @@ struct tmq_gconsumer {
 	struct tmq_group g;		/* fixed partitions */
 	int lockfd;
 	unsigned nparts;
-	int64_t *delivered;		/* next offset after what was delivered */
+	int64_t *delivered;		/* next offset after what was taken */
 	int64_t *sent;			/* what we last committed */
 	/* Make delivered output durable before committing (stdout flush). */
 	int (*flush)(void *arg);
 	void *flush_arg;
+	/* How many bytes of the output the reader has taken (NULL: all that
+	 * was delivered counts as taken).  Messages wait in marks until
+	 * their last byte has been taken. */
+	int (*taken)(void *arg, uint64_t *bytes, struct tmq_error *e);
+	void *taken_arg;
+	struct tmq_gmark *marks;
+	size_t mhead, mtail, mcap;
 	int autocommit;
 	unsigned generation;		/* bumped at each new share */
 };
@@ -34,10 +49,12 @@ int tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 int tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c,
     int rootfd, const char *group, const char *topic, const unsigned *parts,
     unsigned nparts, int from_now, struct tmq_error *e);
-/* The caller delivered the message at offset of partition. */
-void tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
-    uint64_t offset);
-/* Commit what was delivered since the last commit (flushing first). */
+/* The caller delivered the message at offset of partition, its output
+ * ending at byte end (see taken). */
+int tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
+    uint64_t offset, uint64_t end, struct tmq_error *e);
+/* Commit what was delivered and taken since the last commit (flushing
+ * first). */
 int tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e);
 /* Keep up with the group log. */
 int tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e);
