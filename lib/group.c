@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "group.h"
+#include "groupsnap.h"
 #include "names.h"
 #include "partfile.h"
 #include "timestamp.h"
@@ -108,6 +109,7 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 		tmq_group_close(g);
 		return tmq_fail(e, "out of memory");
 	}
+	g->snap_every = tmq_gsnap_every();
 	return 0;
 }
 
@@ -363,6 +365,14 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 	rc = tmq_lr_next(&g->lr, &l, e);
 	if (rc <= 0) {
 		free(msg);
+		/* Caught up, and far enough past the last snapshot: a new one
+		 * saves the next reader those lines (best effort). */
+		if (rc == 0 && g->snap_every != 0 && !g->snap_off &&
+		    g->read_to - g->snap_at >= g->snap_every) {
+			struct tmq_error ignored;
+
+			tmq_gsnap_save(g, &ignored);
+		}
 		return rc;
 	}
 	g->read_to = l.offset + 1;
@@ -407,6 +417,12 @@ tmq_group_replay(struct tmq_group *g, struct tmq_error *e)
 	struct tmq_gmsg m;
 	int rc;
 
+	if (g->snap_every != 0 && !g->snap_off && g->read_to == 0) {
+		struct tmq_error why;
+
+		if (tmq_gsnap_load(g, &why) < 0)
+			return tmq_fail(e, "group %s: %s", g->name, why.msg);
+	}
 	while ((rc = tmq_group_next(g, &m, e)) != 0) {
 		if (rc < 0)
 			return -1;
@@ -481,6 +497,7 @@ tmq_group_settle(struct tmq_group *g, struct tmq_error *e)
 
 	if (!g->rebalancing || tmq_now() < g->rebal_end)
 		return 0;
+	g->snap_off = 1;	/* no longer the log's state: not for a snapshot */
 	memset(&m, 0, sizeof m);
 	m.kind = TMQ_G_ENDREBAL;
 	m.offset = g->read_to;

@@ -56,6 +56,13 @@ struct tmq_group {
 	uint64_t ended_offset;		/* offset of its ENDREBAL */
 	int64_t *committed;		/* per partition; -2: never committed */
 	unsigned ncommitted;
+	/* (Every field of the replayed state is in the snapshot too: one
+	 * added here belongs in groupsnap.c, with a new version there.) */
+
+	/* Snapshots of that state (groupsnap.h). */
+	uint64_t snap_every;		/* lines between them; 0: none */
+	uint64_t snap_at;		/* read_to of the last one seen */
+	int snap_off;			/* the state is no longer the log's */
 };
 
 #define TMQ_NOT_COMMITTED (-2)
@@ -76,7 +83,8 @@ void tmq_group_close(struct tmq_group *g);
  * Lines that do not decode are skipped (reported through e with 2). */
 int tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m,
     struct tmq_error *e);
-/* Read to the end of the log (lines skipped are said through notice). */
+/* Read to the end of the log (lines skipped are said through notice),
+ * starting from the group's snapshot when one matches (groupsnap.h). */
 int tmq_group_replay(struct tmq_group *g, struct tmq_error *e);
 /* Append one message under key member. */
 int tmq_group_write(struct tmq_group *g, uint32_t member,

@@ -209,6 +209,39 @@ tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e)
 	return 0;
 }
 
+int
+tmq_lr_tell(const struct tmq_linereader *r, size_t *file, uint64_t *pos)
+{
+	off_t at;
+
+	if (r->fd < 0 || r->cur >= r->nfiles || r->overlong || r->skip_time ||
+	    r->offset < r->skip_to)
+		return -1;
+	at = lseek(r->fd, 0, SEEK_CUR);
+	if (at < 0 || (uint64_t)at < r->end - r->start)
+		return -1;
+	*file = r->cur;
+	*pos = (uint64_t)at - (r->end - r->start);
+	return 0;
+}
+
+int
+tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
+    uint64_t offset, struct tmq_error *e)
+{
+	if (file >= r->nfiles)
+		return tmq_fail(e, "partition %u: no file %zu", r->partition,
+		    file);
+	r->skip_time = 0;
+	r->skip_to = 0;
+	if (open_file(r, file, e) < 0)
+		return -1;
+	if (lseek(r->fd, (off_t)pos, SEEK_SET) < 0)
+		return tmq_fail_errno(e, "partition %u: seek", r->partition);
+	r->offset = offset;
+	return 0;
+}
+
 /* Hand out [start, start+n) as a line; returns 1 if it is to be kept. */
 static int
 emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,

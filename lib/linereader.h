@@ -62,5 +62,14 @@ int tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
     struct tmq_error *e);
 /* The offset the next line will have. */
 uint64_t tmq_lr_offset(const struct tmq_linereader *r);
+/* Where the next line starts: the index of its file in r->files and the
+ * byte in it; -1 when that is not known (no file open, inside a line too
+ * long for the buffer, or skipping). */
+int tmq_lr_tell(const struct tmq_linereader *r, size_t *file, uint64_t *pos);
+/* Position at byte pos of r->files[file], a line's start that a tell gave
+ * earlier, whose line has the given offset.  For resuming without reading
+ * what comes before (a group snapshot, groupsnap.h). */
+int tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
+    uint64_t offset, struct tmq_error *e);
 
 #endif

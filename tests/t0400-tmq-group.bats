@@ -879,3 +879,196 @@ check_shared() {
 	stop_bg tmq
 	check_shared
 }
+
+# --- group state snapshots (--group--G/.tmq/snapshot) ----------------------
+
+# add_commits GROUP N PARTITION [OFFSET]: append N COMMIT lines (key 0) of
+# PARTITION at OFFSET (by default 1, 2, ... N) to the group's last log
+# file, at once, as a pipeline committing for a long time leaves them.
+add_commits() {
+	local f
+	f=$(find "$TMQ_ROOT/--group--$1" -maxdepth 1 -name '*.tmf' | sort -t_ -k2n | tail -n 1)
+	python3 - "$f" "$2" "$3" "${4-}" <<-'EOF'
+	import base64, struct, sys, time, zlib
+	path, n, p, o = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+	out = []
+	for i in range(n):
+	    body = '{"partition_offsets":[[%d,%d]]}' % (p, int(o) if o else i + 1)
+	    raw = b"\xfb\x00\x06" + body.encode()
+	    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+	    out.append(base64.b85encode((0).to_bytes(4, "big")) +
+	               base64.b85encode(struct.pack(">d", time.time())) +
+	               base64.b85encode(z.compress(raw) + z.flush()) + b"\n")
+	with open(path, "ab") as f:
+	    f.write(b"".join(out))
+	EOF
+}
+
+# swap_commit GROUP FROM TO: in the group's log, rewrite in place the COMMIT
+# whose body is FROM into one whose body is TO, of the same length, as an
+# editor would (same file, same size).
+swap_commit() {
+	python3 - "$TMQ_ROOT/--group--$1" "$2" "$3" <<-'EOF'
+	import base64, glob, sys, zlib
+	d, old, new = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+	def enc(raw):
+	    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+	    return base64.b85encode(z.compress(raw) + z.flush())
+	for path in glob.glob(d + "/*.tmf"):
+	    data = open(path, "rb").read()
+	    at = 0
+	    for line in data.split(b"\n"):
+	        try:
+	            raw = zlib.decompress(base64.b85decode(line[15:]), -15)
+	        except Exception:
+	            raw = b""
+	        if raw == b"\xfb\x00\x06" + old:
+	            body = enc(b"\xfb\x00\x06" + new)
+	            assert len(body) == len(line) - 15, "not the same length"
+	            with open(path, "r+b") as f:
+	                f.seek(at + 15)
+	                f.write(body)
+	            sys.exit(0)
+	        at += len(line) + 1
+	sys.exit("no such commit")
+	EOF
+}
+
+@test "snapshot: describe on a long log leaves one beside the log, and the next reader starts from it" {
+	make_group
+	add_commits G 600 0
+	add_commits G 1 1 7
+	add_commits G 600 0
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	run --separate-stderr committed
+	assert_output "0=600 1=7 2=0 3=0"
+	assert_equal "$stderr" ''
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	# Proof that readers start from it: the one commit of partition 1, in
+	# the middle of the log (where a snapshot does not look), rewritten
+	# by hand.  A full replay (TMQ_SNAPSHOT_EVERY=0: no snapshots) sees
+	# the change; readers going on from the snapshot do not.
+	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
+	run committed
+	assert_output "0=600 1=7 2=0 3=0"
+	TMQ_SNAPSHOT_EVERY=0 run committed
+	assert_output "0=600 1=0 2=7 3=0"
+	# Lines after the snapshot are read on from it.
+	add_commits G 1 3 9
+	run committed
+	assert_output "0=600 1=7 2=0 3=9"
+	# A member joins from it too: partition 1 resumes at 7.
+	run --separate-stderr tmq-get -g G --window 1 -n 40 -F '%p %o\n' ev
+	assert_success
+	run grep -c '^1 7$' <<<"$output"
+	assert_output 1
+	# The snapshot is invisible to tmq's other readers and listings.
+	run --separate-stderr tmq-dump --verify -- --group--G
+	assert_success
+	assert_output --regexp '^1 files, [0-9]+ lines, 0 corrupt$'
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_line --index 1 --regexp '^G +ev +0 +[0-9]+$'
+	assert_equal "${#lines[@]}" 2
+	run --separate-stderr tmq-topic list
+	assert_output ev
+}
+
+@test "snapshot: a log replaced, rewritten near its end or truncated is replayed in full" {
+	local f want
+	make_group
+	add_commits G 1200 0
+	add_commits G 1 1 7
+	run committed
+	assert_output "0=1200 1=7 2=0 3=0"
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	f=$(echo "$TMQ_ROOT"/--group--G/*.tmf)
+	# Rewritten near the end (same file, same size): seen.
+	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
+	run committed
+	assert_output "0=1200 1=0 2=7 3=0"
+	# Replaced by another file (a restore, a copy): seen.
+	head -n 300 "$f" >"$f.new"
+	mv "$f.new" "$f"
+	TMQ_SNAPSHOT_EVERY=0 run committed
+	want=$output
+	[ "$want" != "0=1200 1=0 2=7 3=0" ]
+	run committed
+	assert_output "$want"
+	# Truncated (rolled back), under a snapshot of its own: seen.
+	add_commits G 1200 3
+	run committed
+	assert_output --regexp ' 3=1200$'
+	truncate -s "$(($(stat -c %s "$f") / 2))" "$f"
+	TMQ_SNAPSHOT_EVERY=0 run committed
+	want=$output
+	[[ $want != *' 3=1200' ]]
+	run committed
+	assert_output "$want"
+	# The group deleted and made again: its snapshot went with it.
+	tmq-group delete --yes G
+	[ ! -e "$TMQ_ROOT/--group--G" ]
+	tmq-get -g G -P 0 -n 1 ev >/dev/null
+	run committed
+	assert_output "0=0 1=0 2=0 3=0"
+}
+
+@test "snapshot: a reader that may not write the group's directory reads the state without one, and uses one it finds" {
+	local base run_as want
+	[ "$(id -u)" = 0 ] || skip "needs root (to run the tools as nobody)"
+	if command -v setpriv >/dev/null; then
+		run_as() { setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups -- "$@"; }
+	else
+		run_as() { runuser -u nobody -- "$@"; }
+	fi
+	# Under /tmp: nobody cannot get through the test's own 0700 directories.
+	base=$(mktemp -d "${TMPDIR:-/tmp}/tmq-t0400.XXXXXX")
+	chmod 755 "$base"
+	export TMQ_ROOT="$base/root"
+	run_as true || skip "cannot run as nobody here"
+	make_group
+	add_commits G 1200 0
+	add_commits G 1 1 7
+	add_commits G 1200 0
+	TMQ_SNAPSHOT_EVERY=0 run committed
+	want=$output
+	assert_equal "$want" "0=1200 1=7 2=0 3=0"
+	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" bash -c \
+	    "$(declare -f committed); committed"
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" ''
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	# One written by a reader who may: nobody starts from it.
+	run committed
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
+	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" bash -c \
+	    "$(declare -f committed); committed"
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" ''
+	rm -rf "$base"
+}
+
+@test "snapshot: the library's member shares a group whose tmq members write snapshots beside the log" {
+	require_ref
+	make_seeded_topic
+	export TMQ_SNAPSHOT_EVERY=1
+	start_bg tmq tmq-get -g G -f --window 3 --commit ev
+	wait_until test -f "$TMQ_ROOT/--group--G/.tmq/snapshot"
+	start_py py 2
+	wait_until settled 2 6
+	run settled 2 6
+	assert_output "1:0,2,4 2:1,3,5"
+	put_batch 1 200 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 230 "$BATS_TEST_TMPDIR/py.out" "$BATS_TEST_TMPDIR/tmq.out"
+	stop_py py
+	stop_bg tmq
+	check_shared
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	TMQ_SNAPSHOT_EVERY=0 run committed
+	local want=$output
+	run committed
+	assert_output "$want"
+}
