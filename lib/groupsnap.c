@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "beneath.h"
 #include "group.h"
 #include "groupsnap.h"
 
@@ -606,20 +607,11 @@ verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 	return 0;
 }
 
+/* The log's dot-folder, never through a link (beneath.h). */
 static int
 open_snapdir(const struct tmq_group *g, int create)
 {
-	int fd;
-
-	fd = openat(g->log.dirfd, SNAP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-	    O_NOFOLLOW);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(g->log.dirfd, SNAP_DIR, 0777) < 0 && errno != EEXIST)
-			return -1;
-		fd = openat(g->log.dirfd, SNAP_DIR, O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC | O_NOFOLLOW);
-	}
-	return fd;
+	return tmq_subdir_beneath(g->log.dirfd, SNAP_DIR, create, 0777);
 }
 
 /* The snapshot file, whole; NULL when there is none that could be ours. */
