@@ -3,7 +3,7 @@
  * The file, all integers little-endian, doubles as their IEEE-754 bits:
  *
  *   "TMQGSNAP" u32 version
- *   u64 read_to
+ *   u64 read_to, u32 nparts (the topic's partitions the state was read with)
  *   u32 nfiles, then per file u64 FIRST, u32 day
  *   u64 first_ino, first_len, first_hash, last_ino, last_len, last_hash
  *   u32 max_key, u32 flags (1 rebalancing, 2 have_assignment)
@@ -17,7 +17,10 @@
  *   u64 XXH3 of all the bytes before it
  *
  * The shares (got) of the last rebalance are not stored: they are computed
- * again from its offers, as every reader of the log computes them.
+ * again from its offers, as every reader of the log computes them.  The
+ * state depends on the topic's partition count (partitions past it in the
+ * log are dropped, group.c), so a snapshot is taken only by a reader that
+ * counts the same.
  *
  * What proves the covered log unchanged, cheaply: files are only appended
  * to, so a log that only grew still has the covered files under the same
@@ -51,7 +54,6 @@
 #define SNAP_DIR ".tmq"
 #define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
-#define MAX_PARTITION (1u << 20)	/* as group.c takes commits */
 
 uint64_t
 tmq_gsnap_every(void)
@@ -180,6 +182,7 @@ tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 	put(&o, MAGIC, 8);
 	put_u32(&o, SNAP_VERSION);
 	put_u64(&o, g->read_to);
+	put_u32(&o, pos->nparts);
 	put_u32(&o, pos->nfiles);
 	for (i = 0; i < pos->nfiles; i++) {
 		put_u64(&o, pos->firsts[i]);
@@ -334,7 +337,7 @@ free_offers(struct tmq_offer *o, unsigned n)
 }
 
 static struct tmq_offer *
-get_offers(struct in *in, unsigned *n)
+get_offers(struct in *in, unsigned *n, unsigned nparts)
 {
 	struct tmq_offer *o;
 	uint32_t i, c = get_count(in, 12);
@@ -354,11 +357,13 @@ get_offers(struct in *in, unsigned *n)
 		o[i].own = get_parts(in, &o[i].nown);
 		o[i].parts = get_parts(in, &o[i].nparts);
 		*n = i + 1;
-		/* The assignment takes memory in proportion to the largest
-		 * partition offered: no more than a topic can have.  (A log
-		 * with larger ones is replayed in full each time.) */
+		/* The log's partitions past the topic's are dropped as the
+		 * log is read: here they are wrong. */
 		for (k = 0; k < o[i].nparts; k++)
-			if (o[i].parts[k] >= MAX_PARTITION)
+			if (o[i].parts[k] >= nparts)
+				in->bad = 1;
+		for (k = 0; k < o[i].nown; k++)
+			if (o[i].own[k] >= nparts)
 				in->bad = 1;
 	}
 	return o;
@@ -400,6 +405,9 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 	uint32_t i, c, flags, max = 0;
 
 	g->read_to = get_u64(in);
+	pos->nparts = get_u32(in);
+	if (pos->nparts == 0 || pos->nparts > TMQ_MAX_PARTITIONS)
+		return tmq_fail(e, "bad partition count");
 	c = get_count(in, 12);
 	if (in->bad || c == 0)
 		return tmq_fail(e, "bad file list");
@@ -465,14 +473,14 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 	 * a new member takes max_key + 1, so it must be exact. */
 	if (!in->bad && max != g->max_key)
 		return tmq_fail(e, "bad largest member id");
-	g->offers = get_offers(in, &g->noffers);
-	g->assigned = get_offers(in, &g->nassigned);
+	g->offers = get_offers(in, &g->noffers, pos->nparts);
+	g->assigned = get_offers(in, &g->nassigned, pos->nparts);
 	if (!in->bad && (!g->rebalancing && g->noffers != 0))
 		return tmq_fail(e, "offers outside a rebalance");
 	if (!in->bad && !g->have_assignment && g->nassigned != 0)
 		return tmq_fail(e, "shares without a rebalance");
 	c = get_count(in, 8);
-	if (c > MAX_PARTITION)
+	if (c > pos->nparts)
 		return tmq_fail(e, "too many partitions");
 	g->committed = malloc((c ? c : 1) * sizeof *g->committed);
 	if (g->committed == NULL)
@@ -484,7 +492,8 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		return tmq_fail(e, "truncated");
 	if (in->at != in->n)
 		return tmq_fail(e, "trailing bytes");
-	if (g->have_assignment && tmq_assign(g->assigned, g->nassigned, e) < 0)
+	if (g->have_assignment && tmq_assign(g->assigned, g->nassigned,
+	    pos->nparts, e) < 0)
 		return -1;
 	return 0;
 }
@@ -680,6 +689,13 @@ tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e)
 	free(buf);
 	if (rc < 0)
 		return 0;
+	if (pos.nparts != g->nparts) {
+		tmq_fail(e, "read with %u partitions, not %u", pos.nparts,
+		    g->nparts);
+		tmq_gsnap_pos_free(&pos);
+		clear_state(g);
+		return 0;
+	}
 	if (verify(g, &pos, e) < 0) {
 		tmq_gsnap_pos_free(&pos);
 		clear_state(g);
@@ -705,6 +721,7 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 
 	memset(&pos, 0, sizeof pos);
 	g->snap_at = g->read_to;	/* whatever happens, not again at once */
+	pos.nparts = g->nparts;
 	if (tmq_lr_tell(&g->lr, &file, &pos.last_len) < 0)
 		return tmq_fail(e, "not at a line's start");
 	pos.nfiles = (unsigned)file + 1;

@@ -25,6 +25,7 @@ struct tmq_group;
 
 /* The covered part of the log. */
 struct tmq_gsnap_pos {
+	unsigned nparts;	/* the topic's partition count the state holds */
 	uint64_t *firsts;	/* FIRST of each file covered, in order */
 	unsigned *days;		/* and its day */
 	unsigned nfiles;	/* >= 1; the last one is covered to last_len */

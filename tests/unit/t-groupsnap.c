@@ -273,6 +273,13 @@ main(void)
 	    g.nassigned == 2 && g.max_key == 3, "mid-rebalance: the state is there");
 	is_u64(tmq_lr_offset(&g.lr), g.read_to, "reader goes on after it");
 	tmq_group_close(&g);
+	/* Read with another partition count (the topic made again with
+	 * more), the state would differ: not used. */
+	gopen(&g, 1);
+	g.nparts = 4;
+	is_int(tmq_gsnap_load(&g, &e), 0, "another partition count: not used");
+	ok(g.nmembers == 0 && g.read_to == 0, "... and the state left empty");
+	tmq_group_close(&g);
 
 	/* Decode(encode(s)) is s. */
 	snap = slurp(SNAP, &n);
@@ -307,28 +314,37 @@ main(void)
 
 	/* Well sealed but hostile: counts past the file's end, a file list
 	 * out of order, a largest id that is not, flags not known, a trailing
-	 * byte.  (The member count sits after the header, 1 file, the six
-	 * checks, max_key, flags and three 8-byte fields: byte 116.) */
+	 * byte.  (After the magic, version, read_to and partition count,
+	 * the file count is at byte 24; the member count after 1 file, the
+	 * six checks, max_key, flags and three 8-byte fields: byte 120.) */
 	memcpy(b, snap, n);
-	set_u32(b, 20, 0xffffffffu);
+	set_u32(b, 24, 0xffffffffu);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: file count past the end");
 	memcpy(b, snap, n);
-	set_u32(b, 116, 0x7fffffffu);
+	set_u32(b, 120, 0x7fffffffu);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: member count past the end");
 	memcpy(b, snap, n);
-	set_u32(b, 84, 99);
+	set_u32(b, 88, 99);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: max_key not the largest id");
 	memcpy(b, snap, n);
-	set_u32(b, 88, 7);
+	set_u32(b, 92, 7);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: unknown flags");
 	memcpy(b, snap, n);
 	set_u32(b, 8, 2);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: unknown version");
+	memcpy(b, snap, n);
+	set_u32(b, 20, 0);
+	reseal(b, n);
+	ok(refused(b, n), "hostile: no partitions");
+	memcpy(b, snap, n);
+	set_u32(b, 20, 2);
+	reseal(b, n);
+	ok(refused(b, n), "hostile: partitions offered past the count");
 	{
 		unsigned char *longer = malloc(n + 1);
 
