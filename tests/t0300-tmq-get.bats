@@ -438,10 +438,10 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	mk ev -k u8 -p 3
 	tmq-put -k 0 ev before
 	# A deadline in the past: what is there up to it, then the end, at once.
-	run --separate-stderr timeout 20 tmq-get -f --until @1 ev
+	run --separate-stderr timeout "$TMQ_TEST_WAIT" tmq-get -f --until @1 ev
 	assert_success
 	assert_output ''
-	run --separate-stderr timeout 20 tmq-get -f --until "@$(date +%s.%N)" ev
+	run --separate-stderr timeout "$TMQ_TEST_WAIT" tmq-get -f --until "@$(date +%s.%N)" ev
 	assert_success
 	assert_output 'before'
 	# A deadline ahead: messages put before it show; then it ends by itself
@@ -452,10 +452,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	BG_PIDS+=("$pid")
 	tmq-put -k 1 ev during
 	wait_lines out 2
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_for gone "$pid"
 	status=0
 	wait "$pid" || status=$?
 	assert_equal "$status" 0

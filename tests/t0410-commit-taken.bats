@@ -5,7 +5,7 @@
 # byte), head -n, a slow reader, a reader killed mid-stream, a Unix socket,
 # and a file (written is taken).
 #
-# Every wait polls for a condition with a generous bound (wait_until: 20 s).
+# Every wait polls for a condition (test_helper's wait_for).
 
 load test_helper
 
@@ -24,27 +24,9 @@ teardown() {
 	done
 }
 
-# wait_until COMMAND...: run COMMAND every 0.1 s until it succeeds, for at
-# most 20 s; on timeout show what it said the last time, and fail.
-wait_until() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for: $*" >&2
-	"$@" >&2 || true
-	return 1
-}
-
 # has_lines FILE N: FILE has N lines.
 has_lines() {
 	[ -e "$1" ] && [ "$(wc -l <"$1")" -eq "$2" ]
-}
-
-# gone PIDFILE: the process has exited.
-gone() {
-	! kill -0 "$(cat "$1")" 2>/dev/null
 }
 
 # is_committed WANT [GROUP]: the group's committed offsets are WANT.
@@ -102,17 +84,17 @@ make_topic() {
 		while [ ! -e go ]; do sleep 0.05; done
 		cat >>took
 	) 3>&- &
-	wait_until has_lines took 3
+	wait_for has_lines took 3
 	# Committed while it waits: the 3, and only the 3, though all 100 were
 	# written and the topic is read to its end.
-	wait_until is_committed "0=3"
-	run gone get.pid
+	wait_for is_committed "0=3"
+	run gone "$(cat get.pid)"
 	assert_failure
 	run committed
 	assert_output "0=3"
 	touch go
-	wait_until gone get.pid
-	wait_until has_lines took 100
+	wait_for gone "$(cat get.pid)"
+	wait_for has_lines took 100
 	run committed
 	assert_output "0=100"
 	[ ! -s get.err ]
@@ -129,10 +111,10 @@ make_topic() {
 		echo "$rc" >get.rc
 	) | bash -c 'for i in 1 2 3; do read -r l && echo "$l"; done >took
 		echo "$$" >reader.pid; exec sleep 600' 3>&- &
-	wait_until test -s reader.pid
-	wait_until has_lines took 3
+	wait_for test -s reader.pid
+	wait_for has_lines took 3
 	kill -KILL "$(cat reader.pid)"
-	wait_until test -s get.rc
+	wait_for test -s get.rc
 	run cat get.rc get.err
 	assert_output $'1\ntmq-get: write error on standard output'
 	run committed
