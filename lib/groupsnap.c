@@ -35,6 +35,7 @@
  * do that can as well write the log itself.  Middle files are checked by
  * name only, so that a log of many days costs no more to check than a log
  * of one (a stat is a round trip on a network filesystem). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -623,6 +625,38 @@ open_snapdir(const struct tmq_group *g, int create)
 	return tmq_subdir_beneath(g->log.dirfd, SNAP_DIR, create, 0777);
 }
 
+/* Remove what writers killed between writing and renaming left behind:
+ * our temporary files, a minute old or more (a writer takes milliseconds;
+ * one that stalls that long only loses its rename). */
+static void
+sweep(int dfd)
+{
+	struct dirent *de;
+	struct stat st;
+	time_t now = time(NULL);
+	DIR *d;
+	int fd = dup(dfd);
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+
+		if (strncmp(de->d_name, SNAP_NAME ".", sizeof SNAP_NAME) != 0 ||
+		    n < 4 || strcmp(de->d_name + n - 4, ".tmp") != 0)
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_mtime + 60 <= now)
+			unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* The snapshot file, whole; NULL when there is none that could be ours. */
 static unsigned char *
 read_snapshot(const struct tmq_group *g, size_t *n, struct tmq_error *e)
@@ -797,6 +831,7 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 	}
 	fd = -1;
 	rc = 0;
+	sweep(dfd);
 out:
 	if (fd >= 0 && fd != g->lr.fd)
 		close(fd);

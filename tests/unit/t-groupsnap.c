@@ -463,6 +463,27 @@ main(void)
 		fstatat(rootfd, SNAP, &c, 0);
 		ok(a.st_ino != c.st_ino, "rewritten (renamed into place)");
 	}
+	/* Temporary files of writers killed before their rename go at the
+	 * next write, once a minute old; nothing else in .tmq does. */
+	{
+		struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+		spit("--group--g/.tmq/snapshot.99.0123.tmp", "x", 1);
+		utimensat(rootfd, "--group--g/.tmq/snapshot.99.0123.tmp", old, 0);
+		spit("--group--g/.tmq/snapshot.98.0123.tmp", "x", 1);
+		spit("--group--g/.tmq/other.tmp", "x", 1);
+		utimensat(rootfd, "--group--g/.tmq/other.tmp", old, 0);
+		gopen(&g, 0);
+		gwrite(&g, TMQ_G_COMMIT, 2, NULL, 0);
+		tmq_group_close(&g);
+		replay_is_truth(1, 1, "a write with leftovers about");
+		ok(faccessat(rootfd, "--group--g/.tmq/snapshot.99.0123.tmp", F_OK,
+		    0) != 0, "an old temporary file removed");
+		ok(faccessat(rootfd, "--group--g/.tmq/snapshot.98.0123.tmp", F_OK,
+		    0) == 0, "a fresh one kept");
+		ok(faccessat(rootfd, "--group--g/.tmq/other.tmp", F_OK, 0) == 0,
+		    "other files kept");
+	}
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
