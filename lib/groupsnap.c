@@ -38,6 +38,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,19 @@
 #define SNAP_DIR ".tmq"
 #define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
+
+/* Every field of the replayed state (group.h) is in the file: one added
+ * there without being added here would come back from a snapshot as zero.
+ * These stop the build until it is (then raise SNAP_VERSION, and update
+ * the sizes here, as an LP64 machine has them). */
+#ifdef __LP64__
+_Static_assert(sizeof(struct tmq_gmember) == 40,
+    "struct tmq_gmember changed: keep its new fields in lib/groupsnap.c");
+_Static_assert(offsetof(struct tmq_group, ncommitted) -
+    offsetof(struct tmq_group, read_to) == 96,
+    "the replayed state of struct tmq_group changed: keep its new fields "
+    "in lib/groupsnap.c");
+#endif
 
 uint64_t
 tmq_gsnap_every(void)
