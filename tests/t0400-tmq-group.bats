@@ -972,6 +972,9 @@ swap_commit() {
 	assert_equal "${#lines[@]}" 2
 	run --separate-stderr tmq-topic list
 	assert_output ev
+	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group &&
+	    _tmq_names "$2" topic' _ "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
+	assert_output $'G\nev'
 }
 
 @test "snapshot: a log replaced, rewritten near its end or truncated is replayed in full" {
