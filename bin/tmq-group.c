@@ -119,6 +119,12 @@ parts_text(const unsigned *v, unsigned n, char *buf, size_t sz)
 	return buf;
 }
 
+static const char *
+alive_text(enum tmq_liveness l)
+{
+	return l == TMQ_LIVE_YES ? "yes" : l == TMQ_LIVE_DEAD ? "no" : "?";
+}
+
 static void
 describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 {
@@ -131,18 +137,23 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 		printf("state:     rebalancing until %s\n", when);
 	} else
 		printf("state:     %s\n", gi->nmembers ? "stable" : "empty");
-	printf("members:   %u\ntotal lag: %llu\n\n", gi->nmembers,
-	    (unsigned long long)gi->total_lag);
-	printf("%-10s %-16s %s\n", "MEMBER", "PARTITIONS", "LAST-SEEN");
+	if (gi->ndead > 0)
+		printf("members:   %u (and %u dead)\n", gi->nmembers - gi->ndead,
+		    gi->ndead);
+	else
+		printf("members:   %u\n", gi->nmembers);
+	printf("total lag: %llu\n\n", (unsigned long long)gi->total_lag);
+	printf("%-10s %-16s %-24s %s\n", "MEMBER", "PARTITIONS", "LAST-SEEN",
+	    "ALIVE");
 	for (i = 0; i < gi->nmembers; i++) {
 		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
 		struct tmq_gmember *mb = tmq_group_member(
 		    (struct tmq_group *)g, gi->members[i]);
 
 		tmq_ts_iso(mb ? mb->last_seen : 0, when, sizeof when);
-		printf("%-10u %-16s %s\n", gi->members[i],
+		printf("%-10u %-16s %-24s %s\n", gi->members[i],
 		    parts_text(o ? o->got : NULL, o ? o->ngot : 0, list,
-		    sizeof list), when);
+		    sizeof list), when, alive_text(gi->alive[i]));
 	}
 	printf("\n%-9s %14s %14s %10s  %s\n", "PARTITION", "CURRENT-OFFSET",
 	    "LOG-END-OFFSET", "LAG", "OWNER");
@@ -198,6 +209,11 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 		tmq_ts_repr(mb ? mb->last_seen : 0, num, sizeof num);
 		printf("%s\"%u\":%s", i ? "," : "", gi->members[i], num);
 	}
+	fputs("},\"alive\":{", stdout);
+	for (i = 0; i < gi->nmembers; i++)
+		printf("%s\"%u\":%s", i ? "," : "", gi->members[i],
+		    gi->alive[i] == TMQ_LIVE_YES ? "true" :
+		    gi->alive[i] == TMQ_LIVE_DEAD ? "false" : "null");
 	fputs("},\"committed\":{", stdout);
 	for (p = 0, first = 1; p < gi->nparts; p++)
 		if (gi->parts[p].committed != TMQ_NOT_COMMITTED) {
@@ -309,13 +325,14 @@ do_list(struct args *a)
 				fputs("null", stdout);
 			if (have)
 				printf(",\"members\":%u,\"lag\":%llu}",
-				    gi.nmembers,
+				    gi.nmembers - gi.ndead,
 				    (unsigned long long)gi.total_lag);
 			else
 				fputs(",\"members\":null,\"lag\":null}", stdout);
 		} else if (have)
 			printf("%-24s %-24s %7u %12llu\n", gname, g.topic,
-			    gi.nmembers, (unsigned long long)gi.total_lag);
+			    gi.nmembers - gi.ndead,
+			    (unsigned long long)gi.total_lag);
 		else
 			printf("%-24s %-24s %7s %12s\n", gname,
 			    g.topic ? g.topic : "-", "-", "-");
@@ -402,10 +419,12 @@ do_reset(struct args *a, const char *name)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	if (gi.nmembers > 0 && !a->force && !a->dry) {
+	/* Members known dead are not active: their partitions are free. */
+	if (gi.nmembers > gi.ndead && !a->force && !a->dry) {
+		unsigned n = gi.nmembers - gi.ndead;
+
 		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
-		    name, gi.nmembers, gi.nmembers == 1 ? " is" : "s are",
-		    gi.nmembers == 1 ? "it" : "them");
+		    name, n, n == 1 ? " is" : "s are", n == 1 ? "it" : "them");
 		goto out;
 	}
 	if (a->parts != NULL) {

@@ -12,6 +12,7 @@
 
 #include "group.h"
 #include "groupsnap.h"
+#include "liveness.h"
 #include "names.h"
 #include "partfile.h"
 #include "timestamp.h"
@@ -209,6 +210,7 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 	if (m->member > g->max_key)
 		g->max_key = m->member;
 	mb->last_seen = m->ts;
+	mb->last_offset = m->offset;
 	switch (m->kind) {
 	case TMQ_G_JOINED:
 		if (!mb->claimed) {
@@ -228,6 +230,8 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 	case TMQ_G_REBALOFFER: {
 		struct tmq_offer *o = NULL;
 
+		/* An offer to take nothing is how a member leaves. */
+		mb->left = m->nparts == 0;
 		if (!g->rebalancing)
 			break;
 		for (i = 0; i < g->noffers; i++)
@@ -495,7 +499,7 @@ tmq_group_settle(struct tmq_group *g, struct tmq_error *e)
 {
 	struct tmq_gmsg m;
 
-	if (!g->rebalancing || tmq_now() < g->rebal_end)
+	if (!tmq_live_may_end(g, 0, 0, tmq_now()))
 		return 0;
 	g->snap_off = 1;	/* no longer the log's state: not for a snapshot */
 	memset(&m, 0, sizeof m);

@@ -18,6 +18,8 @@ struct tmq_gmember {
 	int claimed;		/* a JOINED for this id was seen */
 	uint64_t tag;		/* the first JOINED's tag: the id's owner */
 	double last_seen;	/* time of its latest message */
+	uint64_t last_offset;	/* offset of its latest message */
+	int left;		/* its latest offer took nothing: it left */
 	unsigned *confirmed, nconfirmed;	/* latest REBALCONFIRM */
 	int has_confirmed;
 };
@@ -93,9 +95,11 @@ int tmq_group_write(struct tmq_group *g, uint32_t member,
 int tmq_group_commit(struct tmq_group *g, uint32_t member,
     const struct tmq_poff *po, unsigned n, struct tmq_error *e);
 
-/* For observers: a rebalance whose end has passed with no member left to
- * close it is taken as closed with the offers it got, so members that left
- * or died drop out of the picture.  Members never call this. */
+/* For observers: a rebalance that its members may close (every member that
+ * may be alive has offered, or the window is over for those we cannot
+ * vouch for: liveness.h) is taken as closed with the offers it got, so
+ * members that left or died drop out of the picture.  Members never call
+ * this. */
 int tmq_group_settle(struct tmq_group *g, struct tmq_error *e);
 /* The partitions of member in the last completed rebalance. */
 const struct tmq_offer *tmq_group_share(const struct tmq_group *g,

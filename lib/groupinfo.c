@@ -5,7 +5,8 @@
  * leaving member does), plus those joining the rebalance under way; the
  * log has no
  * heartbeat, so a member that died without leaving still shows until the
- * next rebalance.  Lag counts from the first offset still on disk when the
+ * next rebalance; its lock (liveness.h) says whether it is known alive,
+ * known dead, or one we cannot vouch for.  Lag counts from the first offset still on disk when the
  * committed one was pruned away. */
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,15 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		    tmq_group_share(g, g->offers[i].member) == NULL)
 			gi->members[gi->nmembers++] = g->offers[i].member;
 	qsort(gi->members, gi->nmembers, sizeof *gi->members, cmp_u32);
+	gi->alive = calloc(gi->nmembers + 1, sizeof *gi->alive);
+	if (gi->alive == NULL) {
+		tmq_ginfo_free(gi);
+		return tmq_fail(e, "out of memory");
+	}
+	for (i = 0; i < gi->nmembers; i++)
+		if ((gi->alive[i] = tmq_live_member(g, gi->members[i])) ==
+		    TMQ_LIVE_DEAD)
+			gi->ndead++;
 	return 0;
 }
 
@@ -99,5 +109,6 @@ tmq_ginfo_free(struct tmq_ginfo *gi)
 {
 	free(gi->parts);
 	free(gi->members);
+	free(gi->alive);
 	memset(gi, 0, sizeof *gi);
 }

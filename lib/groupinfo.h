@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "group.h"
+#include "liveness.h"
 #include "topic.h"
 
 struct tmq_gpart {
@@ -23,6 +24,8 @@ struct tmq_ginfo {
 	uint64_t total_lag;
 	unsigned nmembers;		/* members holding a share */
 	uint32_t *members;		/* their ids, ascending */
+	enum tmq_liveness *alive;	/* each one's lock, probed */
+	unsigned ndead;			/* of them, known dead */
 };
 
 /* Compute from a replayed group and its topic. */

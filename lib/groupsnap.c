@@ -9,7 +9,8 @@
  *   u32 max_key, u32 flags (1 rebalancing, 2 have_assignment)
  *   f64 rebal_end, u64 rebal_offset, u64 ended_offset
  *   u32 nmembers, per member: u32 id, u8 claimed, u8 has_confirmed,
- *       u64 tag, f64 last_seen, u32 n, n x u32 confirmed
+ *       u64 tag, f64 last_seen, u64 last_offset, u8 left,
+ *       u32 n, n x u32 confirmed
  *   u32 noffers, then the offers of the rebalance under way, and
  *   u32 nassigned, then those of the last completed one, each:
  *       u32 member, u32 nown, nown x u32, u32 nparts, nparts x u32
@@ -53,7 +54,7 @@
 #include "groupsnap.h"
 
 #define MAGIC "TMQGSNAP"
-#define SNAP_VERSION 1
+#define SNAP_VERSION 2
 #define SNAP_DIR ".tmq"
 #define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
@@ -63,7 +64,7 @@
  * These stop the build until it is (then raise SNAP_VERSION, and update
  * the sizes here, as an LP64 machine has them). */
 #ifdef __LP64__
-_Static_assert(sizeof(struct tmq_gmember) == 40,
+_Static_assert(sizeof(struct tmq_gmember) == 56,
     "struct tmq_gmember changed: keep its new fields in lib/groupsnap.c");
 _Static_assert(offsetof(struct tmq_group, ncommitted) -
     offsetof(struct tmq_group, read_to) == 96,
@@ -224,6 +225,8 @@ tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 		put_u8(&o, m->has_confirmed != 0);
 		put_u64(&o, m->tag);
 		put_f64(&o, m->last_seen);
+		put_u64(&o, m->last_offset);
+		put_u8(&o, m->left != 0);
 		put_parts(&o, m->confirmed, m->nconfirmed);
 	}
 	put_offers(&o, g->offers, g->noffers);
@@ -463,13 +466,13 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		return tmq_fail(e, "bad rebalance offset");
 	if (g->ended_offset >= g->read_to && g->ended_offset != 0)
 		return tmq_fail(e, "bad rebalance end");
-	c = get_count(in, 26);
+	c = get_count(in, 35);
 	g->members = calloc(c ? c : 1, sizeof *g->members);
 	if (g->members == NULL)
 		return tmq_fail(e, "out of memory");
 	for (i = 0; i < c && !in->bad; i++) {
 		struct tmq_gmember *m = &g->members[i];
-		unsigned claimed, conf;
+		unsigned claimed, conf, left;
 
 		m->id = get_u32(in);
 		claimed = get_u8(in);
@@ -480,6 +483,11 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		m->has_confirmed = (int)conf;
 		m->tag = get_u64(in);
 		m->last_seen = get_f64(in);
+		m->last_offset = get_u64(in);
+		left = get_u8(in);
+		if (left > 1)
+			in->bad = 1;
+		m->left = (int)left;
 		m->confirmed = get_parts(in, &m->nconfirmed);
 		g->nmembers = i + 1;
 		if (m->id > max)

@@ -5,7 +5,12 @@
  * ENDREBAL after the BEGINREBAL it answered.  It confirms when it *reads*
  * that ENDREBAL, its own included, so its share is computed from exactly
  * the offers that precede the ENDREBAL in the log, as every other member's
- * is. */
+ * is.
+ *
+ * Liveness (liveness.h): the member holds its lock from before its JOINED
+ * until it leaves, ends a rebalance as soon as every member that may be
+ * alive has offered, and looks at the locks of the members holding
+ * partitions every PROBE_PERIOD, starting a rebalance when one has died. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "liveness.h"
 #include "member.h"
 #include "timestamp.h"
 
 #define JOIN_TRIES 4
+/* How often a member looks at the others' locks (seconds): a dead
+ * member's partitions move this long after it died, plus a rebalance. */
+#define PROBE_PERIOD 0.5
 
 static uint64_t
 random64(void)
@@ -90,7 +99,10 @@ confirm(struct tmq_member *mb, struct tmq_error *e)
 	m.kind = TMQ_G_REBALCONFIRM;
 	m.parts = parts;
 	m.nparts = n;
-	return tmq_group_write(&mb->g, mb->id, &m, e);
+	if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
+		return -1;
+	tmq_live_sweep(&mb->g);
+	return 0;
 }
 
 /* React to one message, already applied to the group state. */
@@ -169,6 +181,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	memset(mb, 0, sizeof *mb);
 	mb->notice = notice;
 	mb->notice_arg = notice_arg;
+	mb->livefd = -1;
 	mb->topic_partitions = t->partitions;
 	mb->window = window;
 	if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0) {
@@ -190,6 +203,12 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		}
 		mb->id = mb->g.max_key + 1;
 		mb->tag = random64();
+		/* Locked before anyone can read our claim, so nobody ever
+		 * sees it without the lock. */
+		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, &mb->livefd, e) < 0) {
+			tmq_fail_prefix(e, "group %s", group);
+			goto bad;
+		}
 		{
 			struct tmq_gmsg j;
 
@@ -209,34 +228,71 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		}
 		if (result > 0) {
 			mb->has_id = 1;
-			return begin_rebalance(mb, e) < 0 ? (tmq_group_close(&mb->g),
-			    -1) : 0;
+			if (begin_rebalance(mb, e) < 0)
+				goto bad;
+			return 0;
 		}
+		tmq_live_release(mb->g.log.dirfd, mb->tag, mb->livefd);
+		mb->livefd = -1;
 		usleep((useconds_t)(random64() % 100000));
 	}
 	tmq_fail(e, "group %s: could not claim a member id", group);
 bad:
+	if (mb->livefd >= 0)
+		close(mb->livefd);	/* dead, not gone: see tmq_member_close */
+	mb->livefd = -1;
 	tmq_group_close(&mb->g);
 	return -1;
+}
+
+/* Whether a member holding partitions in the last rebalance has died. */
+static int
+holder_died(struct tmq_member *mb)
+{
+	unsigned i;
+
+	for (i = 0; i < mb->g.nassigned; i++) {
+		const struct tmq_offer *o = &mb->g.assigned[i];
+
+		if (o->member != mb->id && o->ngot > 0 &&
+		    tmq_live_member(&mb->g, o->member) == TMQ_LIVE_DEAD)
+			return 1;
+	}
+	return 0;
 }
 
 int
 tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 {
 	struct tmq_gmsg m;
+	double now;
 
 	if (drain(mb, 0, 0, NULL, e) < 0)
 		return -1;
-	/* Past the end of a rebalance we take part in: close it.  Whoever
-	 * writes the first ENDREBAL, everyone confirms on reading it. */
+	if (!mb->has_id)
+		return 0;
+	now = tmq_now();
+	/* In a rebalance we answered: close it once nobody who may be alive
+	 * is still to offer.  Whoever writes the first ENDREBAL, everyone
+	 * confirms on reading it. */
 	if (mb->g.rebalancing && mb->answered == mb->g.rebal_offset + 1 &&
-	    mb->ended != mb->g.rebal_offset + 1 && tmq_now() >= mb->g.rebal_end) {
+	    mb->ended != mb->g.rebal_offset + 1 &&
+	    tmq_live_may_end(&mb->g, 1, mb->id, now)) {
 		mb->ended = mb->g.rebal_offset + 1;
 		memset(&m, 0, sizeof m);
 		m.kind = TMQ_G_ENDREBAL;
 		if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
 			return -1;
 		return drain(mb, 0, 0, NULL, e);
+	}
+	/* Between rebalances: has a member holding partitions died? */
+	if (!mb->g.rebalancing && now >= mb->next_probe) {
+		mb->next_probe = now + PROBE_PERIOD;
+		if (holder_died(mb)) {
+			if (begin_rebalance(mb, e) < 0)
+				return -1;
+			return drain(mb, 0, 0, NULL, e);
+		}
 	}
 	return 0;
 }
@@ -246,11 +302,13 @@ tmq_member_timeout(const struct tmq_member *mb)
 {
 	double left;
 
-	if (!mb->g.rebalancing)
+	if (!mb->has_id)
 		return -1;
-	left = mb->g.rebal_end - tmq_now();
+	left = mb->g.rebalancing ? mb->g.rebal_end - tmq_now() : PROBE_PERIOD;
+	if (left > PROBE_PERIOD)
+		left = PROBE_PERIOD;
 	if (left <= 0)
-		return 0;
+		left = PROBE_PERIOD;	/* past the end: waiting for the living */
 	return (int)ceil(left * 1000);
 }
 
@@ -262,12 +320,19 @@ tmq_member_leave(struct tmq_member *mb, struct tmq_error *e)
 	if (begin_rebalance(mb, e) < 0 || offer(mb, 1, e) < 0)
 		return -1;
 	mb->has_id = 0;
+	/* Gone, not dead: nobody need look for us again. */
+	tmq_live_release(mb->g.log.dirfd, mb->tag, mb->livefd);
+	mb->livefd = -1;
 	return 0;
 }
 
 void
 tmq_member_close(struct tmq_member *mb)
 {
+	/* Closing without leaving (an error) drops the lock and keeps the
+	 * file: the others see a dead member and take its partitions. */
+	if (mb->livefd >= 0)
+		close(mb->livefd);
 	tmq_group_close(&mb->g);
 	free(mb->held);
 	memset(mb, 0, sizeof *mb);

@@ -19,6 +19,8 @@ struct tmq_member {
 	int settled;			/* holds a confirmed share */
 	uint64_t answered;		/* BEGINREBAL we offered for, + 1 */
 	uint64_t ended;			/* BEGINREBAL we wrote ENDREBAL for, + 1 */
+	int livefd;			/* holds our liveness lock, or -1 */
+	double next_probe;		/* when to look for dead members next */
 	/* Called with the new share before it is confirmed in the log, so
 	 * the caller can commit what it gives up and start what it gains. */
 	int (*on_assign)(void *arg, const unsigned *parts, unsigned n,
@@ -36,9 +38,14 @@ int tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
     const struct tmq_topic *t, int from_now, double window,
     struct tmq_error *e);
 /* Read what is new in the group log and do what it asks; write ENDREBAL
- * when the window has passed.  Returns 0, or -1 on error. */
+ * as soon as every member that may be alive has offered, or at the end of
+ * the window for members we cannot vouch for (never while a member known
+ * alive has not offered); start a rebalance when a member holding
+ * partitions has died.  Returns 0, or -1 on error. */
 int tmq_member_poll(struct tmq_member *mb, struct tmq_error *e);
-/* Milliseconds until the rebalance in force ends (-1: none). */
+/* Milliseconds until the member must poll again: the end of the
+ * rebalance in force, or the next look at the other members' locks (-1:
+ * never). */
 int tmq_member_timeout(const struct tmq_member *mb);
 /* Hand the partitions back: a rebalance in which this member offers
  * nothing. */

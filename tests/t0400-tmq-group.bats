@@ -204,9 +204,10 @@ make_group() {
 	assert_line --index 2 "state:     stable"
 	assert_line --index 3 "members:   2"
 	assert_line --index 4 "total lag: 30"
-	assert_line --regexp '^MEMBER +PARTITIONS +LAST-SEEN$'
-	assert_line --regexp '^1 +0,2,4 +2026-11-28T12:00:14\.250Z$'
-	assert_line --regexp '^2 +1,3 +2026-11-28T12:00:14\.250Z$'
+	assert_line --regexp '^MEMBER +PARTITIONS +LAST-SEEN +ALIVE$'
+	# The library's members hold no lock: describe cannot vouch for them.
+	assert_line --regexp '^1 +0,2,4 +2026-11-28T12:00:14\.250Z +\?$'
+	assert_line --regexp '^2 +1,3 +2026-11-28T12:00:14\.250Z +\?$'
 	assert_line --regexp '^PARTITION +CURRENT-OFFSET +LOG-END-OFFSET +LAG +OWNER$'
 	assert_line --regexp '^0 +21 +28 +7 +1$'
 	assert_line --regexp '^1 +29 +41 +12 +2$'
@@ -436,17 +437,64 @@ print([(m["type"][9:], m["payload"]) for m in log if m["key"] == 2][-2:])' \
 	assert_output --partial '"type":"~~TWAIN~~REBALOFFER","payload":{"own":[],"partitions":[]}'
 }
 
-@test "a member that dies (KILL) keeps its partitions until a rebalance (tmq-group rebalance writes a BEGINREBAL)" {
+@test "a member that dies (KILL) loses its partitions without an operator" {
 	tmq-topic create -k u32 -p 6 ev
 	start_member a
 	wait_until settled 1 6
 	start_member b
 	wait_until settled 2 6
+	before=$(log_length)
 	stop_bg b KILL
-	# No heartbeat: the log still says b holds 1,3,5.
-	run settled 2 6
+	# a sees b's lock gone and starts a rebalance; b cannot answer.
+	wait_until settled 1 6
+	run settled 1 6
+	assert_output "1:0,1,2,3,4,5"
+	run python3 -c '
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "$before"
+	assert_output "[(1, 'BEGINREBAL'), (1, 'REBALOFFER'), (1, 'ENDREBAL'), (1, 'REBALCONFIRM')]"
+	# b's lock file went with the rebalance that moved its partitions.
+	run ls -A -- "$TMQ_ROOT/--group--G/.tmq"
+	assert_output --regexp '^(lock'$'\n'')?live\.[0-9a-f]{16}$'
+
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 60 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 60 "$BATS_TEST_TMPDIR/a.out"
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
+	assert_output "60 read, 0 duplicated, 0 missing, 0 unexpected"
+}
+
+@test "describe and list probe the members' locks: alive, dead, or not known" {
+	tmq-topic create -k u32 -p 4 ev
+	start_member a
+	wait_until settled 1 4
+	run tmq-group describe G
+	assert_line --index 3 "members:   1"
+	assert_line --regexp '^1 +0,1,2,3 +[0-9T:.-]+Z +yes$'
+	run tmq-group describe --json G
+	assert_output --partial '"alive":{"1":true}'
+	# Killed with no other member to notice: it holds its partitions, and
+	# describe says it is dead; list and reset do not count it.
+	stop_bg a KILL
+	run tmq-group describe G
+	assert_line --index 3 "members:   0 (and 1 dead)"
+	assert_line --regexp '^1 +0,1,2,3 +[0-9T:.-]+Z +no$'
+	run tmq-group describe --json G
+	assert_output --partial '"alive":{"1":false}'
+	run tmq-group list --json
+	assert_output --partial '"group":"G","topic":"ev","members":0,'
+	run --separate-stderr tmq-group reset G --to start
 	assert_success
-	assert_output "1:0,2,4 2:1,3,5"
+	# The next member takes everything at once: the dead one is not waited for.
+	run --separate-stderr timeout 60 tmq-get -g G --window 600 -n 1 ev
+	assert_success
+	run bash -c "tmq-dump -J -- --group--G | grep '\"key\":2,.*REBALCONFIRM'"
+	assert_output --partial '"payload":{"partitions":[0,1,2,3]}'
+}
+
+@test "rebalance on a group with no members, and on no group" {
+	make_group
 	before=$(log_length)
 	run --separate-stderr tmq-group rebalance G --window 2
 	assert_success
@@ -459,35 +507,16 @@ m = json.loads(sys.stdin.readlines()[int(sys.argv[1])])
 print(m["type"], m["key"], abs(m["payload"]["timestamp"] - m["timestamp"] - 2) < 0.01)' \
 	    "$before" < <(tmq-dump -J -- --group--G)
 	assert_output "~~TWAIN~~BEGINREBAL 0 True"
-	run tmq-group describe --json G
-	assert_output --partial '"state":"rebalancing"'
-	wait_until settled 1 6
-	run settled 1 6
-	assert_output "1:0,1,2,3,4,5"
-	# a answered the rebalance; b could not.
-	run python3 -c '
-import json, sys
-log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
-print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "$before"
-	assert_output --regexp "^\[\(0, 'BEGINREBAL'\), \(1, 'REBALOFFER'\), \(1, 'ENDREBAL'\), \(1, 'REBALCONFIRM'\)\]$"
-
-	: >"$BATS_TEST_TMPDIR/want"
-	put_batch 1 60 "$BATS_TEST_TMPDIR/want"
-	wait_until lines_at_least 60 "$BATS_TEST_TMPDIR/a.out"
-	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
-	assert_output "60 read, 0 duplicated, 0 missing, 0 unexpected"
-}
-
-@test "rebalance on a group with no members, and on no group" {
-	make_group
-	run --separate-stderr tmq-group rebalance G --window 1
-	assert_success
-	run tmq-dump -J -- --group--G
-	assert_line --index 1 --regexp '"key":0,.*"type":"~~TWAIN~~BEGINREBAL","payload":\{"timestamp":[0-9.]+\}\}$'
+	# Nobody is alive to answer: the group is empty at once.
 	run tmq-group describe G
+	assert_line --index 2 "state:     empty"
+	# The library's members hold no lock: their window is waited for.
+	require_vectors
+	cp -R "$VECTORS/root" "$BATS_TEST_TMPDIR/lib"
+	run --separate-stderr tmq-group rebalance -d "$BATS_TEST_TMPDIR/lib" workers --window 600
+	assert_success
+	run tmq-group describe -d "$BATS_TEST_TMPDIR/lib" -t u32t workers
 	assert_line --index 2 --regexp '^state: +rebalancing until [0-9T:.-]+Z$'
-	# Nobody answers: once it is over, the group is empty again.
-	wait_until bash -c 'tmq-group describe --json G | grep -q "\"state\":\"empty\""'
 	run --separate-stderr tmq-group rebalance nosuch
 	assert_fails_with "tmq-group: nosuch: no such group"
 }

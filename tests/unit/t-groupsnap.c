@@ -334,7 +334,7 @@ main(void)
 	reseal(b, n);
 	ok(refused(b, n), "hostile: unknown flags");
 	memcpy(b, snap, n);
-	set_u32(b, 8, 2);
+	set_u32(b, 8, 99);
 	reseal(b, n);
 	ok(refused(b, n), "hostile: unknown version");
 	memcpy(b, snap, n);

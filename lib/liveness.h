@@ -1,0 +1,55 @@
+/* liveness.h: which members of a group are alive, without a broker.
+ *
+ * A tmq member holds an open-file-description lock (F_OFD_SETLK) on a file
+ * of its own, .tmq/live.TAG in the group log's directory (TAG: the tag of
+ * its JOINED, in hex), from before it writes that JOINED until it leaves.
+ * The kernel, or the lock manager of NFS or GlusterFS, drops the lock when
+ * the process dies, however it dies; a stopped or slow process keeps it.
+ * So anyone can probe (F_OFD_GETLK): a held lock is a live member, a file
+ * without its lock a dead one, no file a member we cannot vouch for (the
+ * library's members hold no lock). */
+#ifndef TMQ_LIVENESS_H
+#define TMQ_LIVENESS_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+struct tmq_group;
+
+enum tmq_liveness {
+	TMQ_LIVE_UNKNOWN,	/* no lock file: cannot vouch either way */
+	TMQ_LIVE_YES,		/* its lock is held */
+	TMQ_LIVE_DEAD		/* its lock file is there, the lock is gone */
+};
+
+/* Take the lock for tag: *fd holds it (-1 when the filesystem has no
+ * locks: the member then goes unvouched, like the library's). */
+int tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e);
+/* Leaving: remove the file, then drop the lock. */
+void tmq_live_release(int logdirfd, uint64_t tag, int fd);
+enum tmq_liveness tmq_live_probe(int logdirfd, uint64_t tag);
+/* Remove a dead member's file (when it is still dead). */
+void tmq_live_forget(int logdirfd, uint64_t tag);
+
+/* After a rebalance: remove the files of dead members that hold nothing
+ * in it (their partitions have moved; nobody need probe them again). */
+void tmq_live_sweep(const struct tmq_group *g);
+
+/* The liveness of a member of the group by id (unknown when the id was
+ * never claimed). */
+enum tmq_liveness tmq_live_member(const struct tmq_group *g, uint32_t id);
+
+/* In the rebalance under way, the members other than self (when has_self)
+ * that have not offered yet: *alive that hold their lock, *unknown that
+ * may be alive (unvouched, and heard from since the last rebalance or
+ * holding a share in it). */
+void tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
+    unsigned *alive, unsigned *unknown);
+/* Whether the rebalance under way may end now: every live member has
+ * offered, and so has every member that may be alive, or the window is
+ * over for those.  A member known alive is waited for past the window. */
+int tmq_live_may_end(const struct tmq_group *g, int has_self, uint32_t self,
+    double now);
+
+#endif

@@ -1,0 +1,168 @@
+/* t-liveness.c: lib/liveness, member locks (OFD locks on .tmq/live.TAG)
+ * and what a rebalance waits for.  A held lock probes alive, in this
+ * process too; a lock whose holder was killed probes dead; no file is a
+ * member we cannot vouch for; forget removes dead files only; and a
+ * rebalance waits for the living past its window, for unvouched members
+ * until its window ends, and never for the dead or those that left. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "group.h"
+#include "liveness.h"
+#include "tap.h"
+
+static int
+file_there(int dirfd, uint64_t tag)
+{
+	char name[64];
+
+	snprintf(name, sizeof name, ".tmq/live.%016llx",
+	    (unsigned long long)tag);
+	return faccessat(dirfd, name, F_OK, 0) == 0;
+}
+
+/* A child that takes the lock for tag, then waits to be killed. */
+static pid_t
+holder(int dirfd, uint64_t tag)
+{
+	struct tmq_error e;
+	int p[2], fd;
+	pid_t pid;
+	char c;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (tmq_live_hold(dirfd, tag, &fd, &e) < 0)
+			_exit(1);
+		(void)!write(p[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+static struct tmq_gmember *
+add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
+{
+	struct tmq_gmember *m = tmq_group_member(g, id);
+
+	m->claimed = 1;
+	m->tag = tag;
+	m->last_offset = last;
+	return m;
+}
+
+static void
+add_offer(struct tmq_offer **o, unsigned *n, uint32_t id, unsigned nparts,
+    unsigned ngot)
+{
+	*o = realloc(*o, (*n + 1) * sizeof **o);
+	memset(&(*o)[*n], 0, sizeof **o);
+	(*o)[*n].member = id;
+	(*o)[*n].nparts = nparts;
+	(*o)[*n].ngot = ngot;
+	(*n)++;
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/t-liveness.XXXXXX";
+	struct tmq_error e;
+	struct tmq_group g;
+	unsigned alive, unknown;
+	int dirfd, fd, fd2;
+	pid_t pid;
+
+	if (mkdtemp(dir) == NULL || (dirfd = open(dir, O_RDONLY |
+	    O_DIRECTORY)) < 0) {
+		skip("no temporary directory");
+		return done_testing();
+	}
+
+	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "no file: unknown");
+	is_int(tmq_live_hold(dirfd, 1, &fd, &e), 0, "hold");
+	ok(fd >= 0, "the filesystem has OFD locks");
+	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_YES,
+	    "held in this process: alive");
+	tmq_live_forget(dirfd, 1);
+	ok(file_there(dirfd, 1), "forget leaves a live member's file");
+
+	pid = holder(dirfd, 2);
+	ok(pid > 0, "a child holds tag 2");
+	is_int(tmq_live_probe(dirfd, 2), TMQ_LIVE_YES, "child holding: alive");
+	kill(pid, SIGSTOP);
+	is_int(tmq_live_probe(dirfd, 2), TMQ_LIVE_YES,
+	    "child stopped: still alive");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	is_int(tmq_live_probe(dirfd, 2), TMQ_LIVE_DEAD, "child killed: dead");
+
+	/* A rebalance: we are 1; 2 died holding partitions; 3 is a live
+	 * member not yet offering; 4 is unvouched, heard from since the last
+	 * rebalance; 5 is unvouched and gone (no share, not heard from); 6
+	 * left (its last offer took nothing). */
+	memset(&g, 0, sizeof g);
+	g.log.dirfd = dirfd;
+	is_int(tmq_live_hold(dirfd, 3, &fd2, &e), 0, "hold 3");
+	add_member(&g, 1, 1, 20);
+	add_member(&g, 2, 2, 5);
+	add_member(&g, 3, 3, 5);
+	add_member(&g, 4, 4, 15);
+	add_member(&g, 5, 5, 3);
+	add_member(&g, 6, 6, 18)->left = 1;
+	g.have_assignment = 1;
+	g.ended_offset = 10;
+	add_offer(&g.assigned, &g.nassigned, 2, 4, 2);
+	add_offer(&g.assigned, &g.nassigned, 3, 4, 2);
+	g.rebalancing = 1;
+	g.rebal_end = 1000.0;
+	add_offer(&g.offers, &g.noffers, 1, 4, 0);
+	tmq_live_pending(&g, 1, 1, &alive, &unknown);
+	is_int((int)alive, 1, "pending alive: 3");
+	is_int((int)unknown, 1, "pending unknown: 4");
+	ok(!tmq_live_may_end(&g, 1, 1, 999.0), "not before 3 and 4 offer");
+	ok(!tmq_live_may_end(&g, 1, 1, 2000.0),
+	    "past the window: still waiting for the living 3");
+	add_offer(&g.offers, &g.noffers, 3, 4, 0);
+	ok(!tmq_live_may_end(&g, 1, 1, 999.0),
+	    "3 offered: 4 has until the window ends");
+	ok(tmq_live_may_end(&g, 1, 1, 1000.0), "window over: 4 is cut off");
+	tmq_live_pending(&g, 0, 0, &alive, &unknown);
+	ok(alive == 0 && unknown == 1, "an observer (no self) waits for 4 too");
+	add_offer(&g.offers, &g.noffers, 4, 4, 0);
+	ok(tmq_live_may_end(&g, 1, 1, 0.0), "everyone offered: end at once");
+
+	/* After the rebalance, 2's file goes; 1 and 3 keep theirs. */
+	free(g.assigned);
+	g.assigned = NULL;
+	g.nassigned = 0;
+	add_offer(&g.assigned, &g.nassigned, 1, 4, 2);
+	add_offer(&g.assigned, &g.nassigned, 3, 4, 2);
+	tmq_live_sweep(&g);
+	ok(!file_there(dirfd, 2), "sweep removed the dead member's file");
+	ok(file_there(dirfd, 1) && file_there(dirfd, 3),
+	    "and kept the living");
+
+	tmq_live_release(dirfd, 1, fd);
+	ok(!file_there(dirfd, 1), "release removes the file");
+	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "released: unknown");
+	tmq_live_release(dirfd, 3, fd2);
+	free(g.members);
+	free(g.offers);
+	free(g.assigned);
+	rmdir(dir);	/* .tmq stays: best effort */
+	return done_testing();
+}
