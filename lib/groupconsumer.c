@@ -125,6 +125,16 @@ bad:
 	return -1;
 }
 
+/* A rebalance may move our partitions: commit first (rebalances now end
+ * as soon as everyone has offered, before a periodic commit would). */
+static int
+on_offer(void *arg, struct tmq_error *e)
+{
+	struct tmq_gconsumer *gc = arg;
+
+	return gc->autocommit ? tmq_gc_commit(gc, e) : 0;
+}
+
 int
 tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
     const char *group, const char *topic, int from_now, double window,
@@ -139,6 +149,7 @@ tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		return -1;
 	gc->is_member = 1;
 	gc->mb.on_assign = on_assign;
+	gc->mb.on_offer = on_offer;
 	gc->mb.arg = gc;
 	return watch_log(gc, rootfd, group, e);
 }

@@ -114,6 +114,8 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 	switch (m->kind) {
 	case TMQ_G_BEGINREBAL:
 		mb->answered = m->offset + 1;
+		if (mb->on_offer != NULL && mb->on_offer(mb->arg, e) < 0)
+			return -1;
 		return offer(mb, 0, e);
 	case TMQ_G_ENDREBAL:
 		/* Only the ENDREBAL that closed the rebalance we answered. */

@@ -25,6 +25,10 @@ struct tmq_member {
 	 * the caller can commit what it gives up and start what it gains. */
 	int (*on_assign)(void *arg, const unsigned *parts, unsigned n,
 	    struct tmq_error *e);
+	/* Called before each offer, so the caller can commit what it has
+	 * delivered: the commit then precedes the ENDREBAL, and whoever is
+	 * given our partitions starts after what we delivered. */
+	int (*on_offer)(void *arg, struct tmq_error *e);
 	void *arg;
 	/* Where to say which log lines were skipped or ignored in part (set
 	 * before tmq_member_join, which keeps it; NULL: not said). */
