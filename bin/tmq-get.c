@@ -12,6 +12,7 @@
 #include "position.h"
 #include "printer.h"
 #include "root.h"
+#include "stop.h"
 #include "timestamp.h"
 
 enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW };
@@ -67,12 +68,14 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+	tmq_stop = 1;	/* and the library's long loops stop too */
 }
 
 static void
 print_notice(void *arg, const char *msg)
 {
 	(void)arg;
+	fflush(stdout);		/* what came before it, before it */
 	tmq_warn(&cmd, "%s", msg);
 }
 
@@ -264,6 +267,7 @@ main(int argc, char **argv)
 	uint64_t seen = 0, since_commit = 0;
 	double last_commit, before;
 	int corrupt = 0, fatal = 1, rc, timeout, grouped;
+	unsigned long c_failures;
 	size_t src;
 
 	memset(&o, 0, sizeof o);
@@ -381,7 +385,8 @@ main(int argc, char **argv)
 			if (gc.generation != gen)
 				continue;	/* a new share: read it first */
 		}
-		if (tmq_consumer_done(&c))
+		if (tmq_consumer_done(&c) ||
+		    (!grouped && tmq_consumer_all_failed(&c)))
 			break;
 		/* Partitions that stay idle never pass --until by a message:
 		 * the clock ends them too, once all is read up to now. */
@@ -418,6 +423,7 @@ main(int argc, char **argv)
 		fatal = 1;
 	}
 out:
+	c_failures = c.failures;
 	tmq_gc_close(&gc);
 	free(m);
 	tmq_format_free(&o.pr.fmt);
@@ -427,5 +433,5 @@ out:
 		tmq_warn(&cmd, "write error on standard output");
 		return TMQ_EXIT_FAIL;
 	}
-	return fatal || corrupt ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+	return fatal || corrupt || c_failures ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

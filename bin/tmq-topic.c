@@ -163,7 +163,13 @@ do_list(const struct args *a)
 		uint64_t msgs, bytes;
 
 		if (!a->lng && !a->json) {
-			puts(names[i]);
+			/* A name that is no name (a co-user's file named with
+			 * escapes or a newline) is said, escaped, not listed. */
+			if (tmq_topic_name_check(names[i], &e) < 0) {
+				tmq_report(&cmd, &e);
+				rc = TMQ_EXIT_FAIL;
+			} else
+				puts(names[i]);
 			continue;
 		}
 		if (tmq_topic_open(fd, names[i], &t, &e) < 0 ||

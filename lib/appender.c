@@ -24,6 +24,7 @@
 #include "fstype.h"
 #include "grow.h"
 #include "partfile.h"
+#include "regfile.h"
 #include "timestamp.h"
 
 /* Past this a partition's batch is written at once. */
@@ -95,28 +96,36 @@ open_day_file(struct tmq_appender *a, unsigned p, unsigned day,
 			uint64_t lines;
 			int partial, lfd;
 
-			lfd = openat(t->dirfd, files[n - 1].name, O_RDONLY |
-			    O_CLOEXEC | O_NOFOLLOW);
+			lfd = tmq_open_regular(t->dirfd, files[n - 1].name,
+			    O_RDONLY, 0, e);
 			if (lfd < 0 || tmq_count_lines(lfd, &lines, &partial) < 0) {
-				tmq_fail_errno(e, "%s: %s", t->name,
-				    files[n - 1].name);
-				if (lfd >= 0)
+				if (lfd >= 0) {
+					tmq_fail_errno(e, "%s", files[n - 1].name);
 					close(lfd);
+				}
+				tmq_fail_prefix(e, "%s: partition %u", t->name, p);
 				goto out;
 			}
 			close(lfd);
-			pf.first = files[n - 1].first + lines;
+			/* Offsets never wrap: a file that ends past 2^64-1 is
+			 * corrupt, and nothing is appended after it. */
+			if (tmq_pfile_end(&files[n - 1], lines, &pf.first, e) < 0) {
+				tmq_fail_prefix(e, "%s", t->name);
+				goto out;
+			}
 		}
 		tmq_pfile_name(&pf);
 	}
-	/* Read access too, to look at the file's last byte (end_cut_line). */
-	fd = openat(t->dirfd, pf.name, O_RDWR | O_APPEND | O_CREAT |
-	    O_CLOEXEC | O_NOFOLLOW, 0666);
+	/* Read access too, to look at the file's last byte (end_cut_line).
+	 * Never anything but a regular file: a FIFO would hang us here with
+	 * the topic locked, a device would swallow the messages. */
+	fd = tmq_open_regular(t->dirfd, pf.name, O_RDWR | O_APPEND | O_CREAT,
+	    0666, e);
 	if (fd < 0 && errno == EACCES)
-		fd = openat(t->dirfd, pf.name, O_WRONLY | O_APPEND | O_CREAT |
-		    O_CLOEXEC | O_NOFOLLOW, 0666);
+		fd = tmq_open_regular(t->dirfd, pf.name, O_WRONLY | O_APPEND |
+		    O_CREAT, 0666, e);
 	if (fd < 0)
-		tmq_fail_errno(e, "%s: %s", t->name, pf.name);
+		tmq_fail_prefix(e, "%s: partition %u", t->name, p);
 out:
 	flock(t->dirfd, LOCK_UN);
 	free(files);

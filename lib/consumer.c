@@ -154,6 +154,16 @@ notice(struct tmq_consumer *c, const char *fmt, ...)
 	c->notice(c->notice_arg, buf);
 }
 
+void
+tmq_consumer_fail_source(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
+{
+	struct tmq_source *s = &c->src[i];
+
+	s->failed = 1;
+	c->failures++;
+	notice(c, "%s: %s", c->topics[s->topic].name, e->msg);
+}
+
 int
 tmq_consumer_seek_source(struct tmq_consumer *c, size_t i, uint64_t offset,
     struct tmq_error *e)
@@ -205,7 +215,7 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 			break;
 		}
 		if (rc < 0)
-			return tmq_fail_prefix(e, "%s", t->name);
+			tmq_consumer_fail_source(c, i, e);
 	}
 	return 0;
 }
@@ -234,11 +244,13 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 
 			/* A source at its end is not asked again in this fill:
 			 * each time costs a look at the directory. */
-			if (s->stopped || s->dry)
+			if (s->stopped || s->dry || s->failed)
 				continue;
 			rc = tmq_lr_next(&s->lr, &l, e);
-			if (rc < 0)
-				return tmq_fail_prefix(e, "%s", t->name);
+			if (rc < 0) {
+				tmq_consumer_fail_source(c, i, e);
+				continue;
+			}
 			if (rc == 0) {
 				s->dry = 1;
 				continue;
@@ -315,9 +327,20 @@ tmq_consumer_done(const struct tmq_consumer *c)
 	if (!c->have_until)
 		return 0;
 	for (i = 0; i < c->nsrc; i++)
-		if (!c->src[i].stopped)
+		if (!c->src[i].stopped && !c->src[i].failed)
 			return 0;
 	return 1;
+}
+
+int
+tmq_consumer_all_failed(const struct tmq_consumer *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsrc; i++)
+		if (!c->src[i].failed)
+			return 0;
+	return c->nsrc > 0;
 }
 
 static int

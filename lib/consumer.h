@@ -18,6 +18,7 @@ struct tmq_source {
 	struct tmq_linereader lr;
 	int open;			/* lr is set up */
 	int stopped;			/* past --until */
+	int failed;			/* could not be read: said, skipped */
 	int dry;			/* had nothing in this fill() */
 };
 
@@ -31,6 +32,10 @@ struct tmq_consumer {
 	double until;
 	int ifd;			/* inotify, or -1 */
 	int poll_only;			/* a topic where inotify cannot see */
+	/* Partitions that could not be read (a planted FIFO or link, an
+	 * unreadable or corrupt file): each is said through notice and
+	 * skipped, and the others are read; the caller exits 1 at the end. */
+	unsigned long failures;
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
@@ -63,8 +68,14 @@ int tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
 /* The offset the next message of source i will have (what was read ahead
  * but not yet returned counts as not read). */
 uint64_t tmq_consumer_position(const struct tmq_consumer *c, size_t i);
+/* Source i cannot be read: say so (through notice, with its topic's
+ * name), count it, and skip it from now on. */
+void tmq_consumer_fail_source(struct tmq_consumer *c, size_t i,
+    const struct tmq_error *e);
 /* Every source has passed --until. */
 int tmq_consumer_done(const struct tmq_consumer *c);
+/* Every source has failed (nothing is left to wait for). */
+int tmq_consumer_all_failed(const struct tmq_consumer *c);
 /* Sleep until a topic directory changes or timeout_ms passes. */
 int tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms,
     struct tmq_error *e);

@@ -1,4 +1,6 @@
 /* escape.c: escaping for terminals and JSON (see escape.h). */
+#include <string.h>
+
 #include "escape.h"
 
 static const char hex[] = "0123456789abcdef";
@@ -30,37 +32,78 @@ utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The escaped form of the character at s (at most 16 bytes, in out, not
+ * NUL-terminated): its length; *used is set to the bytes it stands for. */
+static size_t
+escape_one(const unsigned char *s, size_t n, size_t *used, char *out)
+{
+	unsigned char c = s[0];
+	size_t len, k, m, o = 0;
+
+	switch (c) {
+	case '\n': *used = 1; memcpy(out, "\\n", 2); return 2;
+	case '\t': *used = 1; memcpy(out, "\\t", 2); return 2;
+	case '\r': *used = 1; memcpy(out, "\\r", 2); return 2;
+	case '\\': *used = 1; memcpy(out, "\\\\", 2); return 2;
+	}
+	len = utf8_seq(s, n);
+	/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F. */
+	if (len == 0 || c < 0x20 || c == 0x7f ||
+	    (len == 2 && c == 0xc2 && s[1] < 0xa0)) {
+		m = len ? len : 1;
+		for (k = 0; k < m; k++) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[k] >> 4];
+			out[o++] = hex[s[k] & 15];
+		}
+		*used = m;
+		return o;
+	}
+	memcpy(out, s, len);
+	*used = len;
+	return len;
+}
+
 void
 tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n)
 {
-	size_t i = 0, len;
+	size_t i = 0, used, len;
+	char out[16];
 
 	while (i < n) {
-		unsigned char c = s[i];
-
-		switch (c) {
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		case '\\': fputs("\\\\", f); i++; continue;
-		}
-		len = utf8_seq(s + i, n - i);
-		/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F. */
-		if (len == 0 || c < 0x20 || c == 0x7f ||
-		    (len == 2 && c == 0xc2 && s[i + 1] < 0xa0)) {
-			size_t k, m = len ? len : 1;
-
-			for (k = 0; k < m; k++) {
-				fputs("\\x", f);
-				fputc(hex[s[i + k] >> 4], f);
-				fputc(hex[s[i + k] & 15], f);
-			}
-			i += m;
-			continue;
-		}
-		fwrite(s + i, 1, len, f);
-		i += len;
+		len = escape_one(s + i, n - i, &used, out);
+		fwrite(out, 1, len, f);
+		i += used;
 	}
+}
+
+const char *
+tmq_escape_name(const char *name, char *buf, size_t sz)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name), i, o = 0, used, len, total = 0, room;
+	char out[16];
+
+	if (sz == 0)
+		return buf;
+	for (i = 0; i < n; i += used)
+		total += escape_one(s + i, n - i, &used, out);
+	/* Whole when it fits; else whole characters and "...". */
+	room = total < sz ? sz - 1 : sz > 4 ? sz - 4 : 0;
+	for (i = 0; i < n; i += used) {
+		len = escape_one(s + i, n - i, &used, out);
+		if (o + len > room)
+			break;
+		memcpy(buf + o, out, len);
+		o += len;
+	}
+	if (total >= sz && sz > 4) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 void

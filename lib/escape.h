@@ -9,6 +9,11 @@
  * backslash and invalid bytes as C escapes (\n, \t, \x1b, \\), so no payload
  * can move the cursor or retitle a window. */
 void tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n);
+/* The same, for a name (or any string from the root) in a one-line
+ * message: into buf, NUL-terminated and cut short with "..." to fit sz;
+ * returns buf.  Every name a message shows goes through here, so no file
+ * or line a co-user plants can move the cursor or retitle a window. */
+const char *tmq_escape_name(const char *name, char *buf, size_t sz);
 /* A JSON string, quotes included (s must be valid UTF-8). */
 void tmq_escape_json(FILE *f, const unsigned char *s, size_t n);
 

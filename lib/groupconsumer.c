@@ -100,12 +100,13 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 		p = parts[i];
 		if (tmq_consumer_add_source(c, gc->topic, p, e) < 0)
 			goto bad;
+		/* A partition that cannot be read is said and skipped. */
 		if (keep[p] != UINT64_MAX) {
 			if (tmq_lr_seek(&c->src[c->nsrc - 1].lr, keep[p], NULL,
 			    e) < 0)
-				goto bad;
+				tmq_consumer_fail_source(c, c->nsrc - 1, e);
 		} else if (start_at(gc, &gc->mb.g, c->nsrc - 1, p, e) < 0)
-			goto bad;
+			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
 	/* What we no longer hold is no longer ours to commit, even what
 	 * its reader may still take: the next owner reads it again. */
@@ -202,9 +203,10 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	if (tmq_group_replay(&gc->g, e) < 0)
 		return -1;
 	for (i = 0; i < nparts; i++) {
-		if (tmq_consumer_add_source(c, gc->topic, parts[i], e) < 0 ||
-		    start_at(gc, &gc->g, c->nsrc - 1, parts[i], e) < 0)
+		if (tmq_consumer_add_source(c, gc->topic, parts[i], e) < 0)
 			return -1;
+		if (start_at(gc, &gc->g, c->nsrc - 1, parts[i], e) < 0)
+			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
 	return 0;
 }

@@ -188,6 +188,15 @@ tmq_gmsg_parse(enum tmq_gkind k, const char *json, size_t n,
 				tmq_fail(e, "bad \"partition_offsets\"");
 				goto bad;
 			}
+			/* json-c clamps what is past 2^63-1: such an offset
+			 * must be refused, not taken as 2^63-1. */
+			if (json_object_get_int64(off) >= 0 &&
+			    json_object_get_uint64(off) > INT64_MAX) {
+				tmq_fail(e, "offset %llu for partition %u is past "
+				    "2^63-1", (unsigned long long)
+				    json_object_get_uint64(off), (unsigned)pv);
+				goto bad;
+			}
 			m->commits[i].partition = (unsigned)pv;
 			m->commits[i].offset = json_object_get_int64(off);
 		}

@@ -11,6 +11,8 @@
 
 #include "linereader.h"
 #include "message.h"
+#include "regfile.h"
+#include "stop.h"
 #include "timestamp.h"
 
 /* Lines up to this long are read whole; longer ones are reported and
@@ -64,11 +66,9 @@ open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	r->cur = i;
 	r->start = r->end = 0;
 	r->overlong = 0;
-	r->fd = openat(r->dirfd, r->files[i].name, O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW);
+	r->fd = tmq_open_regular(r->dirfd, r->files[i].name, O_RDONLY, 0, e);
 	if (r->fd < 0)
-		return tmq_fail_errno(e, "partition %u: %s", r->partition,
-		    r->files[i].name);
+		return tmq_fail_prefix(e, "partition %u", r->partition);
 	r->offset = r->files[i].first;
 	return 0;
 }
@@ -171,6 +171,8 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 	while ((n = read(r->fd, r->buf, r->cap)) > 0) {
 		const char *p = r->buf, *end = r->buf + n, *nl;
 
+		if (tmq_stop)
+			return tmq_fail(e, "interrupted");
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 			lines++;
 			after_nl = pos + (nl + 1 - r->buf);
@@ -183,8 +185,7 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 		    r->files[r->cur].name);
 	if (lseek(r->fd, after_nl, SEEK_SET) < 0)
 		return tmq_fail_errno(e, "partition %u: seek", r->partition);
-	r->offset += lines;
-	return 0;
+	return tmq_pfile_end(&r->files[r->cur], lines, &r->offset, e);
 }
 
 int
@@ -242,11 +243,17 @@ tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
 	return 0;
 }
 
-/* Hand out [start, start+n) as a line; returns 1 if it is to be kept. */
+/* Hand out [start, start+n) as a line; returns 1 if it is to be kept, -1
+ * when its offset would run past 2^64-1 (offsets never wrap: the file is
+ * corrupt, and said so). */
 static int
 emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
-    const char *problem)
+    const char *problem, struct tmq_error *e)
 {
+	if (r->offset == UINT64_MAX)
+		return tmq_fail(e, "partition %u: %s: corrupt: offsets run past "
+		    "2^64-1", r->partition, r->cur < r->nfiles ?
+		    r->files[r->cur].name : "a pruned file");
 	l->p = r->buf + r->start;
 	l->n = n;
 	l->offset = r->offset++;
@@ -270,6 +277,10 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 	ssize_t n;
 
 	for (;;) {
+		/* A file of one endless line is skipped 64 KiB at a time:
+		 * a signal must still be heard. */
+		if (tmq_stop)
+			return 0;
 		if (r->start < r->end) {
 			char *p = r->buf + r->start;
 			char *nl = memchr(p, '\n', r->end - r->start);
@@ -277,8 +288,10 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			if (nl != NULL) {
 				size_t len = (size_t)(nl - p);
 				int keep = emit(r, l, len, r->overlong ?
-				    "line too long" : NULL);
+				    "line too long" : NULL, e);
 
+				if (keep < 0)
+					return -1;
 				r->overlong = 0;
 				r->start += len + 1;
 				if (keep)
@@ -329,8 +342,10 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 		if (r->end > r->start || r->overlong) {
 			size_t len = r->end - r->start;
 			int keep = emit(r, l, len, r->overlong ? "line too long" :
-			    "unterminated line");
+			    "unterminated line", e);
 
+			if (keep < 0)
+				return -1;
 			r->start = r->end;
 			r->overlong = 0;
 			if (keep)

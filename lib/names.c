@@ -2,19 +2,25 @@
  * so the checks here are what keeps a name from escaping it. */
 #include <string.h>
 
+#include "escape.h"
 #include "names.h"
 
+/* Names come from the command line and from the root's directory: a name
+ * that breaks the rules is shown escaped, 64 bytes at most, so that a file
+ * a co-user named with terminal escapes or a newline shows as text. */
 static int
 check(const char *what, const char *name, size_t extra, struct tmq_error *e)
 {
 	size_t n = strlen(name);
+	char shown[68];
 
 	if (n == 0)
 		return tmq_fail(e, "empty %s name", what);
 	if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789_.-") != n)
-		return tmq_fail(e, "'%.64s%s': bad %s name (use letters, digits, "
-		    "'_', '.' and '-')", name, n > 64 ? "..." : "", what);
+		return tmq_fail(e, "'%s': bad %s name (use letters, digits, "
+		    "'_', '.' and '-')", tmq_escape_name(name, shown,
+		    sizeof shown), what);
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 		return tmq_fail(e, "'%s': bad %s name", name, what);
 	if (name[0] == '-')

@@ -9,6 +9,8 @@
 
 #include "partfile.h"
 #include "grow.h"
+#include "regfile.h"
+#include "stop.h"
 
 /* Decimal without sign or leading zeros ("0" itself is fine). */
 static int
@@ -127,6 +129,10 @@ tmq_count_lines(int fd, uint64_t *lines, int *partial)
 	while ((r = pread(fd, buf, sizeof buf, pos)) > 0) {
 		const char *p = buf, *end = buf + r;
 
+		if (tmq_stop) {
+			errno = EINTR;
+			return -1;
+		}
 		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 			cnt++;
 			p++;
@@ -138,6 +144,17 @@ tmq_count_lines(int fd, uint64_t *lines, int *partial)
 		return -1;
 	*partial = last != '\n';
 	*lines = cnt + (uint64_t)*partial;
+	return 0;
+}
+
+int
+tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
+    struct tmq_error *e)
+{
+	if (lines > UINT64_MAX - pf->first)
+		return tmq_fail(e, "partition %u: %s: corrupt: offsets run past "
+		    "2^64-1", pf->partition, pf->name);
+	*end = pf->first + lines;
 	return 0;
 }
 
@@ -156,16 +173,21 @@ tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
 		*end = 0;
 		return 0;
 	}
-	fd = openat(dirfd, files[n - 1].name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = tmq_open_regular(dirfd, files[n - 1].name, O_RDONLY, 0, e);
 	if (fd < 0 || tmq_count_lines(fd, &lines, &partial) < 0) {
-		tmq_fail_errno(e, "%s", files[n - 1].name);
-		if (fd >= 0)
+		if (fd >= 0) {
+			tmq_fail_errno(e, "%s", files[n - 1].name);
 			close(fd);
+		}
+		free(files);
+		return tmq_fail_prefix(e, "partition %u", partition);
+	}
+	close(fd);
+	if (tmq_pfile_end(&files[n - 1], lines, end, e) < 0) {
 		free(files);
 		return -1;
 	}
-	close(fd);
-	*end = files[n - 1].first + lines - (uint64_t)partial;
+	*end -= (uint64_t)partial;
 	free(files);
 	return 0;
 }

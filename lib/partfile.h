@@ -31,6 +31,11 @@ int tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out,
 /* Count the lines of an open file as the library does (a last line with no
  * newline counts too); *partial tells whether there was one. */
 int tmq_count_lines(int fd, uint64_t *lines, int *partial);
+/* pf's end offset (the offset after its last line) for a file of lines
+ * lines: -1 (e set) when that runs past 2^64-1: the file is corrupt, for
+ * offsets never wrap. */
+int tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
+    struct tmq_error *e);
 /* The end offset of a partition: the offset the next complete line will
  * take (a partial last line is not counted: it is still being written). */
 int tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,

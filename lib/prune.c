@@ -11,6 +11,7 @@
 
 #include "names.h"
 #include "prune.h"
+#include "regfile.h"
 
 /* Copy then unlink, for an archive on another filesystem. */
 static int
@@ -20,7 +21,7 @@ copy_file(int fromdir, const char *name, int todir)
 	ssize_t r;
 	int in, out, rc = 0;
 
-	in = openat(fromdir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	in = tmq_open_regular(fromdir, name, O_RDONLY, 0, NULL);
 	if (in < 0)
 		return -1;
 	out = openat(todir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |

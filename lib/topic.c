@@ -13,10 +13,12 @@
 
 #include <json-c/json.h>
 
+#include "escape.h"
 #include "jsontext.h"
 #include "keys.h"
 #include "grow.h"
 #include "names.h"
+#include "regfile.h"
 #include "topic.h"
 
 #define TWC_MAX (1 << 20)
@@ -107,7 +109,10 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 			if (!json_object_is_type(idx, json_type_int) ||
 			    (i = json_object_get_int64(idx)) < 0 ||
 			    i >= TMQ_MAX_TYPES) {
-				tmq_fail(e, "bad index for type \"%s\"", name);
+				char shown[68];
+
+				tmq_fail(e, "bad index for type \"%s\"",
+				    tmq_escape_name(name, shown, sizeof shown));
 				goto out;
 			}
 			if ((unsigned)i >= t->ntypes) {
@@ -135,8 +140,14 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 		}
 	}
 	if (json_object_object_get_ex(root, "topic", &o) &&
-	    json_object_is_type(o, json_type_string))
+	    json_object_is_type(o, json_type_string)) {
+		/* Shown and used as a name: it must be one. */
+		if (tmq_topic_name_check(json_object_get_string(o), e) < 0) {
+			tmq_fail_prefix(e, "\"topic\"");
+			goto out;
+		}
 		t->group_topic = strdup(json_object_get_string(o));
+	}
 	rc = 0;
 out:
 	json_object_put(root);
@@ -146,22 +157,26 @@ out:
 	return rc;
 }
 
-/* Read a whole small file relative to dirfd. */
+/* Read a whole small file relative to dirfd: 0, or -1 with e set (and
+ * errno ENOENT when there is none). */
 static int
-slurp(int dirfd, const char *path, char **buf, size_t *n)
+slurp(int dirfd, const char *path, char **buf, size_t *n, struct tmq_error *e)
 {
 	struct stat st;
 	ssize_t r;
 	size_t got = 0;
 	int fd;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	fd = tmq_open_regular(dirfd, path, O_RDONLY, 0, e);
+	if (fd < 0) {
+		if (errno != EINVAL)	/* not "not a regular file" */
+			tmq_fail_errno(e, "cannot read %s", path);
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > TWC_MAX) {
+	}
+	if (fstat(fd, &st) < 0 || st.st_size > TWC_MAX) {
 		close(fd);
 		errno = EFBIG;
-		return -1;
+		return tmq_fail_errno(e, "cannot read %s", path);
 	}
 	*buf = malloc((size_t)st.st_size + 1);
 	if (*buf == NULL) {
@@ -173,7 +188,7 @@ slurp(int dirfd, const char *path, char **buf, size_t *n)
 	close(fd);
 	if (r < 0) {
 		free(*buf);
-		return -1;
+		return tmq_fail_errno(e, "cannot read %s", path);
 	}
 	(*buf)[got] = '\0';
 	*n = got;
@@ -194,13 +209,13 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 	if (tmq_any_name_check(name, e) < 0)
 		return -1;
 	snprintf(path, sizeof path, "%s.twc", name);
-	if (slurp(rootfd, path, &json, &n) < 0) {
+	if (slurp(rootfd, path, &json, &n, e) < 0) {
 		if (errno == ENOENT)
 			return tmq_is_group_topic(name) ?
 			    tmq_fail(e, "%s: no such group",
 			    name + strlen(TMQ_GROUP_PREFIX)) :
 			    tmq_fail(e, "%s: no such topic", name);
-		return tmq_fail_errno(e, "%s: cannot read %s", name, path);
+		return tmq_fail_prefix(e, "%s", name);
 	}
 	rc = tmq_topic_parse(json, n, t, e);
 	free(json);

@@ -10,6 +10,8 @@
 #include "keys.h"
 #include "message.h"
 #include "timestamp.h"
+#include "regfile.h"
+#include "stop.h"
 #include "topicstat.h"
 
 /* The head of a line: as much as tmq_line_ts needs. */
@@ -27,12 +29,14 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	struct stat st;
 	ssize_t r;
 
-	fd = openat(t->dirfd, fs->pf.name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = tmq_open_regular(t->dirfd, fs->pf.name, O_RDONLY, 0, e);
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
-		if (fd >= 0)
+		if (fd >= 0) {
+			tmq_fail_errno(e, "%s", fs->pf.name);
 			close(fd);
-		return -1;
+		}
+		return tmq_fail_prefix(e, "%s: partition %u", t->name,
+		    fs->pf.partition);
 	}
 	fs->bytes = (uint64_t)st.st_size;
 	/* Keep the head of the first line, and that of the current line in
@@ -42,6 +46,10 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	while ((r = read(fd, buf, sizeof buf)) > 0) {
 		size_t i = 0;
 
+		if (tmq_stop) {
+			close(fd);
+			return tmq_fail(e, "interrupted");
+		}
 		while (i < (size_t)r) {
 			char *nl = memchr(buf + i, '\n', (size_t)r - i);
 			size_t seg = nl ? (size_t)(nl - (buf + i)) : (size_t)r - i;
@@ -70,7 +78,8 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	close(fd);
 	if (r < 0)
 		return tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
-	fs->end = fs->pf.first + lines;
+	if (tmq_pfile_end(&fs->pf, lines, &fs->end, e) < 0)
+		return tmq_fail_prefix(e, "%s", t->name);
 	/* Each time on its own: a corrupt last line leaves the first time. */
 	fs->has_first_ts = have_first &&
 	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0;

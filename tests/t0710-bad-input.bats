@@ -11,8 +11,8 @@
 # helpers below), run with stdin at /dev/null unless it pipes.  STDERR is
 # what the command must print, exactly; for STATUS 2 (a usage error) the
 # "Try 'TOOL --help' for more information." line that follows it is
-# implied.  In STDERR, {N} stands for a decimal number, {X64} for 64 x's
-# and {TMP} for the test's directory.  Each table is one test; a test
+# implied.  In STDERR, {N} stands for a decimal number, {X64} for 64 x's,
+# {TMP} for the test's directory and {NL} for a line break.  Each table is one test; a test
 # prints every row that went wrong, not only the first.
 
 load test_helper
@@ -114,6 +114,37 @@ offers() {
 	gline "$g" ENDREBAL '{}'
 }
 
+# planted KIND: a topic "three" whose partitions 0 and 2 hold "zero" and
+# "two", and whose partition 1 file is KIND: fifo, null (a device like
+# /dev/null), zero (like /dev/zero), dir, link (to a good file outside the
+# root), or wrap (a good file whose offsets would run past 2^64-1).
+planted() {
+	local d="$TMQ_ROOT/three" f
+	rm -rf "$d" "$d.twc"
+	tmq-topic create -p 3 three
+	tmq_write_line "$d" 0-20261125_0.tmf u16 1 1795597320 zero
+	tmq_write_line "$d" 2-20261125_0.tmf u16 1 1795597320 two
+	f=$d/1-20261125_0.tmf
+	case $1 in
+	fifo) mkfifo "$f" ;;
+	null) mknod "$f" c 1 3 ;;
+	zero) mknod "$f" c 1 5 ;;
+	dir) mkdir "$f" ;;
+	link)
+		tmq_write_line "$BATS_TEST_TMPDIR" elsewhere u16 1 1795597320 one
+		ln -s "$BATS_TEST_TMPDIR/elsewhere" "$f" ;;
+	wrap)
+		f=$d/1-20261125_18446744073709551614.tmf
+		tmq_write_line "$d" "${f##*/}" u16 1 1795597320 one
+		tmq_write_line "$d" "${f##*/}" u16 1 1795597320 one-more ;;
+	esac
+}
+
+# today: the name of partition 0's file for today.
+today() {
+	echo "0-$(date -u +%Y%m%d)_0.tmf"
+}
+
 # stderr_matches GOT WANT: GOT is WANT, where {N} in WANT is any number.
 stderr_matches() {
 	local got=$1 want=$2 lit
@@ -141,6 +172,7 @@ check_table() {
 		cmd=${rest% | *}
 		want=${want//'{X64}'/${X300:0:64}}
 		want=${want//'{TMP}'/$BATS_TEST_TMPDIR}
+		want=${want//'{NL}'/$'\n'}
 		if [ "$want_status" = 2 ]; then
 			want+=$'\n'"Try '${want%%:*} --help' for more information."
 		fi
@@ -327,6 +359,109 @@ import json, sys
 d = json.loads(sys.argv[1])
 print(d["committed"]["1"], [(p["partition"], p.get("owner")) for p in d["partitions"]])' "$output"
 	assert_output "1 [(0, 7), (1, None)]"
+}
+
+@test "FIFOs, devices, directories and links named like partition files or definitions are refused, never waited on" {
+	# Each command runs under a timeout: a hang fails the row (124).
+	check_table <<'EOF'
+get-fifo | planted fifo; timeout 20 tmq-get three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+get-null | planted null; timeout 20 tmq-get three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a character device)
+get-zero | planted zero; timeout 20 tmq-get three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a character device)
+get-dir | planted dir; timeout 20 tmq-get three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a directory)
+get-link | planted link; timeout 20 tmq-get three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: a symbolic link, not followed
+get-follow | planted fifo; timeout 20 tmq-get -f -n 2 three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+get-now | planted fifo; timeout 20 tmq-get --from now three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+get-tail | planted fifo; timeout 20 tmq-get --from -1 three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+get-P | planted fifo; timeout 20 tmq-get -P 1 three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+get-group | planted fifo; timeout 20 tmq-get -g G three | 1 | tmq-get: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+list | planted fifo; timeout 20 tmq-topic list -l | 1 | tmq-topic: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+info | planted zero; timeout 20 tmq-topic info three | 1 | tmq-topic: three: partition 1: 1-20261125_0.tmf: not a regular file (a character device)
+dump | planted fifo; timeout 20 tmq-dump three >/dev/null | 1 | tmq-dump: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+dump-verify | planted null; timeout 20 tmq-dump --verify three >/dev/null | 1 | tmq-dump: three: partition 1: 1-20261125_0.tmf: not a regular file (a character device)
+describe | planted fifo; tmq-get -g G three 2>/dev/null; timeout 20 tmq-group describe G >/dev/null | 1 | tmq-group: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
+put-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a FIFO)
+put-null | rm -rf "$TMQ_ROOT/plain"/*; mknod "$TMQ_ROOT/plain/$(today)" c 1 3; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a character device)
+put-dir | rm -rf "$TMQ_ROOT/plain"/*; mkdir "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a directory)
+put-older-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/0-20261125_0.tmf"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-20261125_0.tmf: not a regular file (a FIFO)
+twc-fifo | rm "$TMQ_ROOT/plain.twc"; mkfifo "$TMQ_ROOT/plain.twc"; timeout 20 tmq-get plain | 1 | tmq-get: plain: plain.twc: not a regular file (a FIFO)
+twc-null | rm "$TMQ_ROOT/plain.twc"; mknod "$TMQ_ROOT/plain.twc" c 1 3; timeout 20 tmq-put plain x | 1 | tmq-put: plain: plain.twc: not a regular file (a character device)
+twc-dir | rm "$TMQ_ROOT/plain.twc"; mkdir "$TMQ_ROOT/plain.twc"; timeout 20 tmq-topic info plain | 1 | tmq-topic: plain: plain.twc: not a regular file (a directory)
+twc-link | mv "$TMQ_ROOT/plain.twc" "$BATS_TEST_TMPDIR/p.twc"; ln -s "$BATS_TEST_TMPDIR/p.twc" "$TMQ_ROOT/plain.twc"; timeout 20 tmq-get plain | 1 | tmq-get: plain: plain.twc: a symbolic link, not followed
+EOF
+}
+
+@test "one bad partition is said, and the rest of the topic is read (exit 1 at the end)" {
+	local k
+	for k in fifo null zero dir link; do
+		planted "$k"
+		run --separate-stderr timeout 20 tmq-get three
+		assert_failure 1
+		assert_output $'zero\ntwo'
+		planted "$k"
+		run --separate-stderr timeout 20 tmq-dump three
+		assert_failure 1
+		assert_line --index 0 --partial 'payload=zero'
+		assert_line --index 1 --partial 'payload=two'
+	done
+	# A group member reads the rest of its share too.
+	planted fifo
+	run --separate-stderr timeout 20 tmq-get -g G --commit three
+	assert_failure 1
+	assert_output $'zero\ntwo'
+	rm "$TMQ_ROOT/three/1-20261125_0.tmf"
+	run tmq-group describe --json G
+	run python3 -c '
+import json, sys
+print(sorted(json.loads(sys.argv[1])["committed"].items()))' "$output"
+	assert_output "[('0', 1), ('1', 0), ('2', 1)]"
+	# Put into a partition whose file is a FIFO fails; the messages for
+	# the others land.
+	rm -rf "$TMQ_ROOT/plain"/*
+	mkfifo "$TMQ_ROOT/plain/$(today)"
+	run --separate-stderr timeout 20 tmq-put plain x
+	assert_failure 1
+	[ -p "$TMQ_ROOT/plain/$(today)" ]
+}
+
+@test "offsets never wrap past 2^64-1: a file that would is corrupt, and commits past 2^63-1 are refused" {
+	planted wrap
+	run --separate-stderr timeout 20 tmq-get -F '%p %o %s\n' three
+	assert_failure 1
+	assert_output $'0 0 zero\n1 18446744073709551614 one\n2 0 two'
+	assert_stderr 'tmq-get: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1'
+	check_table <<'EOF'
+wrap-tail | planted wrap; tmq-get -P 1 --from -1 three | 1 | tmq-get: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+wrap-now | planted wrap; tmq-get -P 1 --from now three | 1 | tmq-get: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+wrap-info | planted wrap; tmq-topic info three | 1 | tmq-topic: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+wrap-put | planted wrap; tmq-put -k 1 three x | 1 | tmq-put: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+wrap-dump | planted wrap; tmq-dump --verify three | 1 | tmq-dump: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+commit-2^64-1 | gline C COMMIT '{"partition_offsets":[[0,18446744073709551615]]}'; tmq-group describe C >/dev/null | 0 | tmq-group: group C: offset {N}: ~~TWAIN~~COMMIT: offset 18446744073709551615 for partition 0 is past 2^63-1
+commit-2^63 | gline D COMMIT '{"partition_offsets":[[1,9223372036854775808]]}'; tmq-get -g D ev | 0 | tmq-get: group D: offset {N}: ~~TWAIN~~COMMIT: offset 9223372036854775808 for partition 1 is past 2^63-1
+EOF
+	# Nothing was put after the corrupt file: no file that sorts first.
+	run ls "$TMQ_ROOT/three"
+	refute_output --partial '1-20261125_0.tmf'
+}
+
+@test "names and strings planted in the root reach no terminal raw: escaped in every message and listing" {
+	local esc=$'\e]0;owned\a' nl=$'a\nb' red=$'\e[31m'
+	cp "$TMQ_ROOT/plain.twc" "$TMQ_ROOT/$esc.twc"
+	cp "$TMQ_ROOT/plain.twc" "$TMQ_ROOT/$nl.twc"
+	mkdir "$TMQ_ROOT/--group--$red" "$TMQ_ROOT/$esc" "$TMQ_ROOT/$nl"
+	cp "$TMQ_ROOT/plain.twc" "$TMQ_ROOT/--group--$red.twc"
+	check_table <<'EOF'
+topic-list | tmq-topic list >/dev/null | 1 | tmq-topic: '\x1b]0;owned\x07': bad topic name (use letters, digits, '_', '.' and '-'){NL}tmq-topic: 'a\nb': bad topic name (use letters, digits, '_', '.' and '-')
+topic-list-l | tmq-topic list -l >/dev/null | 1 | tmq-topic: '\x1b]0;owned\x07': bad topic name (use letters, digits, '_', '.' and '-'){NL}tmq-topic: 'a\nb': bad topic name (use letters, digits, '_', '.' and '-')
+group-list | tmq-group list >/dev/null | 1 | tmq-group: '\x1b[31m': bad group name (use letters, digits, '_', '.' and '-')
+group-list-json | tmq-group list --json >/dev/null | 1 | tmq-group: '\x1b[31m': bad group name (use letters, digits, '_', '.' and '-')
+dump | tmq-dump >/dev/null | 1 | tmq-dump: '\x1b]0;owned\x07': bad topic name (use letters, digits, '_', '.' and '-'){NL}tmq-dump: '\x1b[31m': bad group name (use letters, digits, '_', '.' and '-'){NL}tmq-dump: 'a\nb': bad topic name (use letters, digits, '_', '.' and '-')
+get-operand | tmq-get $'\e[2J' | 1 | tmq-get: '\x1b[2J': bad topic name (use letters, digits, '_', '.' and '-')
+type-name | twc t $'{"key_width": 2, "partitions": 1, "message_types": {"\\u001b]0;x\\u0007": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad index for type "\x1b]0;x\x07"
+group-topic | twc --group--T $'{"key_width": 4, "partitions": 1, "message_types": {}, "topic": "\\u001b[31m"}'; tmq-group describe T | 1 | tmq-group: --group--T: corrupt --group--T.twc: "topic": '\x1b[31m': bad topic name (use letters, digits, '_', '.' and '-')
+EOF
+	# The listings themselves hold only good names.
+	run --separate-stderr tmq-topic list
+	assert_output $'c4\nev\nplain\nt\nu16t\nu32t\nu64t\nu8t'
 }
 
 @test "files in a topic directory that are not partition files are ignored by readers, and not counted" {

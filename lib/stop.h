@@ -1,0 +1,12 @@
+/* stop.h: the one flag that SIGINT and SIGTERM set in a tool that catches
+ * them to finish cleanly.  Every library loop that can run long (skipping
+ * an overlong line, counting a huge file) looks at it, so that no file a
+ * co-user plants can make a tool deaf to them. */
+#ifndef TMQ_STOP_H
+#define TMQ_STOP_H
+
+#include <signal.h>
+
+extern volatile sig_atomic_t tmq_stop;
+
+#endif
