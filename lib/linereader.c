@@ -392,7 +392,9 @@ tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
 	else
 		snprintf(r->problem, sizeof r->problem, "last line without "
 		    "its newline (%zu bytes): cut short", len);
-	still = emit(r, l, len, r->problem);
+	still = emit(r, l, len, r->problem, e);
+	if (still < 0)
+		return -1;
 	r->start = r->end;
 	r->overlong = 0;
 	return still;
