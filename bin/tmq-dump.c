@@ -298,9 +298,7 @@ main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	tmq_codec_free(&d.codec);
-	if (fflush(stdout) != 0) {
-		tmq_warn(&cmd, "write error on standard output");
+	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
-	}
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

@@ -428,10 +428,12 @@ out:
 	free(m);
 	tmq_format_free(&o.pr.fmt);
 	tmq_consumer_free(&c);
-	if (tmq_output_close(&out) < 0 || fflush(stdout) != 0 ||
-	    ferror(stdout)) {
+	if (tmq_output_close(&out) < 0) {
 		tmq_warn(&cmd, "write error on standard output");
 		return TMQ_EXIT_FAIL;
 	}
+	/* stdout itself, as every tool's, is checked at exit too. */
+	if (tmq_close_stdout(&cmd) < 0)
+		return TMQ_EXIT_FAIL;
 	return fatal || corrupt || c_failures ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

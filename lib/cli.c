@@ -1,8 +1,11 @@
 /* cli.c: option tables, help, usage errors (see cli.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "grow.h"
@@ -68,6 +71,36 @@ completion_helper(const struct tmq_cmd *cmd)
 	}
 }
 
+static const struct tmq_cmd *exit_cmd;
+static int stdout_closed;
+
+int
+tmq_close_stdout(const struct tmq_cmd *cmd)
+{
+	int pending, failed;
+
+	if (stdout_closed)
+		return 0;
+	stdout_closed = 1;
+	/* As coreutils' close_stream: a stdout that was never open is no
+	 * error when nothing was written to it. */
+	pending = __fpending(stdout) != 0;
+	failed = ferror(stdout) != 0;
+	if (fclose(stdout) != 0 && (pending || errno != EBADF))
+		failed = 1;
+	if (!failed)
+		return 0;
+	tmq_warn(cmd, "write error on standard output");
+	return -1;
+}
+
+static void
+close_stdout_at_exit(void)
+{
+	if (tmq_close_stdout(exit_cmd) < 0)
+		_exit(TMQ_EXIT_FAIL);
+}
+
 int
 tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 {
@@ -104,6 +137,13 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 		longs[n].name = "completion-helper";
 		longs[n].val = COMPLETION_HELPER;
 		built = cmd;
+		/* getopt's own messages start with argv[0]: the tool's name,
+		 * not the path it was run by. */
+		argv[0] = (char *)cmd->name;
+		if (exit_cmd == NULL) {
+			exit_cmd = cmd;
+			atexit(close_stdout_at_exit);
+		}
 	}
 	c = getopt_long(argc, argv, shorts, longs, NULL);
 	switch (c) {

@@ -47,10 +47,17 @@ struct tmq_cmd {
  * what they print: main() then returns 0. */
 #define TMQ_OPT_DONE (-2)
 
-/* getopt_long over the table.  Returns the option (its short letter, or
+/* getopt_long over the table.  The first call also arranges that a write
+ * error on standard output, found when it is flushed and closed at exit,
+ * is reported and makes the exit status 1 (tmq_close_stdout), whatever
+ * path main() took.  Returns the option (its short letter, or
  * the value given for long-only ones), -1 at the end, '?' on a usage error
  * (the message is already on stderr), or TMQ_OPT_DONE. */
 int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);
+
+/* Flush and close standard output, once; on a write error say so and
+ * return -1.  For a tool that wants the status before it returns. */
+int tmq_close_stdout(const struct tmq_cmd *cmd);
 
 void tmq_usage(const struct tmq_cmd *cmd, FILE *f);
 /* "tmq-x: msg" and the --help hint on stderr; returns TMQ_EXIT_USAGE. */

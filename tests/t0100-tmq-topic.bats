@@ -792,3 +792,27 @@ make_old_topic() {
 	run --separate-stderr tmq-topic prune nosuch --before 1d
 	assert_fails_with "tmq-topic: nosuch: no such topic"
 }
+
+@test "every output path reports a write error on standard output, exit 1" {
+	make_old_topic
+	assert_write_error tmq-topic list
+	assert_write_error tmq-topic list -l
+	assert_write_error tmq-topic list --json
+	assert_write_error tmq-topic info old
+	assert_write_error tmq-topic info old --json
+	assert_write_error tmq-topic partition old 1 2
+	printf '1\n2\n' >"$BATS_TEST_TMPDIR/keys"
+	assert_write_error -i "$BATS_TEST_TMPDIR/keys" tmq-topic partition old
+	assert_write_error tmq-topic prune old --before 2026-01-03 --dry-run
+	assert_write_error tmq-topic -h
+	assert_write_error tmq-topic -V
+	assert_write_error tmq-topic --completion-helper
+	# What prints nothing has nothing to fail.
+	run --separate-stderr bash -c 'tmq-topic create quiet >/dev/full'
+	assert_success
+	run --separate-stderr bash -c 'tmq-topic delete -y quiet >/dev/full'
+	assert_success
+	run --separate-stderr bash -c 'tmq-topic list >&-'
+	assert_failure 1
+	assert_stderr "tmq-topic: write error on standard output"
+}

@@ -757,3 +757,14 @@ for l in sys.stdin:
 	run bash -c "tmq-get -F '%k %p\n' conc | LC_ALL=C sort -u | awk '{print \$1}' | uniq -d | wc -l"
 	assert_output 0
 }
+
+@test "a write error on standard output (-h, -V) exits 1; putting prints nothing" {
+	tmq-topic create ev
+	assert_write_error tmq-put -h
+	assert_write_error tmq-put -V
+	assert_write_error tmq-put --completion-helper
+	run --separate-stderr bash -c 'tmq-put ev a b >/dev/full'
+	assert_success
+	run tmq-get ev
+	assert_output $'a\nb'
+}

@@ -694,3 +694,17 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_failure 1
 	assert_equal "$stderr" 'tmq-get: write error on standard output'
 }
+
+@test "every output path reports a write error on standard output, exit 1" {
+	tmq-topic create ev
+	tmq-put ev a b
+	assert_write_error tmq-get ev
+	assert_write_error tmq-get -J ev
+	assert_write_error tmq-get -K : ev
+	assert_write_error tmq-get -F '%o\n' ev
+	assert_write_error tmq-get -0 -n 1 ev
+	assert_write_error tmq-get -g G ev
+	assert_write_error tmq-get -h
+	assert_write_error tmq-get -V
+	assert_write_error tmq-get --completion-helper
+}

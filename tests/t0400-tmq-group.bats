@@ -1104,3 +1104,18 @@ swap_commit() {
 	run committed
 	assert_output "$want"
 }
+
+@test "every output path reports a write error on standard output, exit 1" {
+	make_group
+	assert_write_error tmq-group list
+	assert_write_error tmq-group list --json
+	assert_write_error tmq-group describe G
+	assert_write_error tmq-group describe --json G
+	assert_write_error tmq-group reset G --to start --dry-run
+	assert_write_error tmq-group reset G --to start
+	assert_write_error tmq-group -h
+	assert_write_error tmq-group -V
+	assert_write_error tmq-group --completion-helper
+	run --separate-stderr bash -c 'tmq-group rebalance G >/dev/full'
+	assert_success
+}

@@ -253,3 +253,14 @@ tmq-commit: pair 5: partition 0: offset $end is beyond the end ($end)"
 	run --separate-stderr tmq-commit -t one workers 3 0
 	assert_fails_with "tmq-commit: pair 1: partition 3 does not exist (topic has 1)"
 }
+
+@test "a write error on standard output (-h, -V) exits 1; committing prints nothing" {
+	tmq-topic create ev
+	tmq-put ev a b
+	tmq-get -g G ev >/dev/null
+	assert_write_error tmq-commit -h
+	assert_write_error tmq-commit -V
+	assert_write_error tmq-commit --completion-helper
+	run --separate-stderr bash -c 'tmq-commit G 0 1 >/dev/full'
+	assert_success
+}

@@ -345,3 +345,16 @@ EOF
 	assert_success
 	assert_output --regexp '^tmq-dump \(tmq\) [0-9]+\.[0-9]+'
 }
+
+@test "every output path reports a write error on standard output, exit 1" {
+	tmq-topic create ev
+	tmq-put ev a b
+	assert_write_error tmq-dump
+	assert_write_error tmq-dump ev
+	assert_write_error tmq-dump -J ev
+	assert_write_error tmq-dump --verify
+	assert_write_error tmq-dump "$TMQ_ROOT"/ev/0-*.tmf
+	assert_write_error tmq-dump -h
+	assert_write_error tmq-dump -V
+	assert_write_error tmq-dump --completion-helper
+}

@@ -535,6 +535,13 @@ unknown-dump | tmq-dump --nope | 2 | tmq-dump: unrecognized option '--nope'
 unknown-topic | tmq-topic -Z list | 2 | tmq-topic: invalid option -- 'Z'
 unknown-group | tmq-group --frob list | 2 | tmq-group: unrecognized option '--frob'
 unknown-commit | tmq-commit --frob G | 2 | tmq-commit: unrecognized option '--frob'
+path-put | "$TMQ_BIN/tmq-put" --bogus ev | 2 | tmq-put: unrecognized option '--bogus'
+path-get | "$TMQ_BIN/tmq-get" -q ev | 2 | tmq-get: invalid option -- 'q'
+path-get-arg | "$TMQ_BIN/tmq-get" ev -n | 2 | tmq-get: option requires an argument -- 'n'
+path-dump | "$TMQ_BIN/tmq-dump" --json=1 | 2 | tmq-dump: option '--json' doesn't allow an argument
+path-topic | "$TMQ_BIN/tmq-topic" --bogus list | 2 | tmq-topic: unrecognized option '--bogus'
+path-group | "$TMQ_BIN/tmq-group" --to | 2 | tmq-group: option '--to' requires an argument
+path-commit | "$TMQ_BIN/tmq-commit" --frob G | 2 | tmq-commit: unrecognized option '--frob'
 unknown-command | tmq-topic frob | 2 | tmq-topic: 'frob': unknown command
 missing-put | tmq-put | 2 | tmq-put: missing topic
 missing-get | tmq-get | 2 | tmq-get: missing topic

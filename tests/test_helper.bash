@@ -163,6 +163,24 @@ gone() {
 	    [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
+# assert_write_error [-i FILE] COMMAND...: COMMAND with standard output on
+# /dev/full (and standard input from FILE, else /dev/null) fails with exit
+# 1, and its last word on stderr is the write error (the tool's name is
+# COMMAND's basename).
+assert_write_error() {
+	local in=/dev/null
+	if [ "$1" = -i ]; then
+		in=$2
+		shift 2
+	fi
+	[ -w /dev/full ] || skip "no /dev/full"
+	run --separate-stderr bash -c '"$@" <"$0" >/dev/full' "$in" "$@"
+	if [ "$status" != 1 ] ||
+	    [ "${stderr##*$'\n'}" != "${1##*/}: write error on standard output" ]; then
+		fail "$* >/dev/full: exit $status, stderr: $stderr"
+	fi
+}
+
 # --- consumer groups (t0400, t0500) ------------------------------------
 
 # committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition, in order.
