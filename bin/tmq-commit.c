@@ -16,9 +16,11 @@ enum { OPT_NEXT = 256 };
 
 static const struct tmq_option options[] = {
 	{ "next", OPT_NEXT, NULL, TMQ_ARG_NONE,
-	    "the numbers are positions to resume at, not offsets done" },
+	    "the numbers are positions to resume at, not offsets done",
+	    TMQ_ON_ALL, 0 },
 	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the library created" },
+	    "the group's topic, for groups the library created",
+	    TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -30,7 +32,8 @@ static const struct tmq_cmd cmd = {
 	"OFFSET; pairs come from the arguments or, one a line, from standard "
 	"input (committed whenever the input pauses).",
 	"group",
-	options
+	options,
+	NULL
 };
 
 /* The pairs of the batch being read, each with the pair (or line) that

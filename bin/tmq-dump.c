@@ -20,9 +20,11 @@
 #include "topic.h"
 
 static const struct tmq_option options[] = {
-	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message" },
+	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message",
+	    TMQ_ON_ALL, 0 },
 	{ "verify", 'v', NULL, TMQ_ARG_NONE,
-	    "read everything, print only problems and a summary" },
+	    "read everything, print only problems and a summary",
+	    TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -33,7 +35,8 @@ static const struct tmq_cmd cmd = {
 	"Decode partition files line by line (every topic and group of the "
 	"root when no operand is given).",
 	"topic file",
-	options
+	options,
+	NULL
 };
 
 struct dump {

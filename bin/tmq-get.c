@@ -22,30 +22,36 @@ enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW };
 #define DEFAULT_WINDOW 5.0
 
 static const struct tmq_option options[] = {
-	{ "null", '0', NULL, TMQ_ARG_NONE, "end each record with NUL" },
+	{ "null", '0', NULL, TMQ_ARG_NONE, "end each record with NUL",
+	    TMQ_ON_ALL, 0 },
 	{ "format", 'F', "FMT", TMQ_ARG_WORD,
 	    "print with FMT: %s payload, %k key, %p partition, %o offset, "
 	    "%t topic, %T time (ISO 8601), %u time (Unix), %y type, %%; "
-	    "\\n \\t \\0" },
-	{ "follow", 'f', NULL, TMQ_ARG_NONE, "wait for more at the end" },
+	    "\\n \\t \\0", TMQ_ON_ALL, 0 },
+	{ "follow", 'f', NULL, TMQ_ARG_NONE, "wait for more at the end",
+	    TMQ_ON_ALL, 0 },
 	{ "group", 'g', "GROUP", TMQ_ARG_GROUP,
-	    "read as a member of consumer group GROUP" },
-	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message" },
-	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD, "print KEY SEP PAYLOAD" },
-	{ "count", 'n', "N", TMQ_ARG_WORD, "stop after N messages" },
+	    "read as a member of consumer group GROUP", TMQ_ON_ALL, 0 },
+	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message",
+	    TMQ_ON_ALL, 0 },
+	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD, "print KEY SEP PAYLOAD",
+	    TMQ_ON_ALL, 0 },
+	{ "count", 'n', "N", TMQ_ARG_WORD, "stop after N messages",
+	    TMQ_ON_ALL, 0 },
 	{ "from", 'o', "POS", TMQ_ARG_FROM,
-	    "start, now, OFFSET, -N (last N), @UNIXSECONDS or ISO 8601 time" },
+	    "start, now, OFFSET, -N (last N), @UNIXSECONDS or ISO 8601 time",
+	    TMQ_ON_ALL, 0 },
 	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
-	    "read only these partitions" },
+	    "read only these partitions", TMQ_ON_ALL, 0 },
 	{ "until", OPT_UNTIL, "TIME", TMQ_ARG_TIME,
 	    "stop each partition at its first message after TIME (with -f, "
-	    "at TIME by the clock too)" },
+	    "at TIME by the clock too)", TMQ_ON_ALL, 0 },
 	{ "commit", OPT_COMMIT, NULL, TMQ_ARG_NONE,
 	    "with -g: commit what the reader took (at exit, and every "
-	    "second or 1000 messages)" },
+	    "second or 1000 messages)", TMQ_ON_ALL, 0 },
 	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
 	    "with -g: length of the rebalances this member starts "
-	    "(default 5)" },
+	    "(default 5)", TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -58,7 +64,8 @@ static const struct tmq_cmd cmd = {
 	    "[-n N] [-P N[,N...]] [-K SEP | -F FMT] TOPIC",
 	"Read messages from topics, partitions in turn, one message each.",
 	"topic",
-	options
+	options,
+	NULL
 };
 
 static volatile sig_atomic_t stop;

@@ -16,41 +16,60 @@
 enum { OPT_JSON = 256, OPT_MAXLAG, OPT_WINDOW, OPT_TO, OPT_SHIFT, OPT_DRY,
 	OPT_FORCE };
 
+enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE };
+
+static const struct tmq_subcmd subs[] = {
+	[LIST] = { "list", "", 0, 0, NULL,
+	    "list the groups of the root, their topics, members and lag" },
+	[DESCRIBE] = { "describe", "GROUP", 1, 1, "group",
+	    "describe a group: its members, offsets, lag and owners" },
+	[REBALANCE] = { "rebalance", "GROUP", 1, 1, "group",
+	    "make the members of a group share its partitions anew" },
+	[RESET] = { "reset", "GROUP", 1, 1, "group",
+	    "move the committed offsets of a group" },
+	[DELETE] = { "delete", "GROUP", 1, 1, "group",
+	    "delete a group and its committed offsets" },
+	{ 0 }
+};
+
+/* The order here is the order of the usage lines' options. */
 static const struct tmq_option options[] = {
-	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
-	    "reset: only these partitions" },
 	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the library created" },
-	{ "yes", 'y', NULL, TMQ_ARG_NONE, "delete: do not ask" },
-	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
-	    "reset: print the new offsets, change nothing" },
-	{ "force", OPT_FORCE, NULL, TMQ_ARG_NONE,
-	    "reset: even while members are active" },
-	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "list, describe: print JSON" },
+	    "the group's topic, for groups the library created",
+	    TMQ_ON(DESCRIBE) | TMQ_ON(RESET), 0 },
+	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
+	    TMQ_ON(LIST) | TMQ_ON(DESCRIBE), 0 },
 	{ "max-lag", OPT_MAXLAG, "N", TMQ_ARG_WORD,
-	    "describe: exit 1 when a partition lags by more than N" },
-	{ "shift-by", OPT_SHIFT, "[+-]N", TMQ_ARG_WORD,
-	    "reset: move by N from the committed offset (or from --to)" },
-	{ "to", OPT_TO, "POS", TMQ_ARG_RESET,
-	    "reset: start, now, OFFSET, or a time (@UNIXSECONDS, ISO 8601)" },
+	    "exit 1 when a partition lags by more than N", TMQ_ON(DESCRIBE),
+	    0 },
 	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
-	    "rebalance: how long members have to answer (default 5)" },
+	    "how long members have to answer (default 5)", TMQ_ON(REBALANCE),
+	    0 },
+	{ "to", OPT_TO, "POS", TMQ_ARG_RESET,
+	    "start, now, OFFSET, -N (N before the end), or a time "
+	    "(@UNIXSECONDS, ISO 8601)", TMQ_ON(RESET), 0 },
+	{ "shift-by", OPT_SHIFT, "[+-]N", TMQ_ARG_WORD,
+	    "move by N from the committed offset (or from --to)",
+	    TMQ_ON(RESET), 0 },
+	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
+	    "only these partitions", TMQ_ON(RESET), 0 },
+	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
+	    "print the new offsets, change nothing", TMQ_ON(RESET), 0 },
+	{ "force", OPT_FORCE, NULL, TMQ_ARG_NONE,
+	    "even while members are active", TMQ_ON(RESET), 0 },
+	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
 	"tmq-group",
-	"list [--json]\n"
-	"describe GROUP [-t TOPIC] [--json] [--max-lag N]\n"
-	"rebalance GROUP [--window SECONDS]\n"
-	"reset GROUP [--to POS] [--shift-by [+-]N] [-P N[,N...]] [-t TOPIC] "
-	    "[--dry-run] [--force]\n"
-	"delete GROUP [-y]",
+	NULL,
 	"List, describe, rebalance, reset and delete the consumer groups of a "
 	"tmq root.",
-	"list describe rebalance reset delete",
-	options
+	NULL,
+	options,
+	subs
 };
 
 struct args {
@@ -519,9 +538,8 @@ main(int argc, char **argv)
 {
 	struct args a;
 	struct tmq_error e;
-	const char *sub;
 	uint64_t v;
-	int c, rc, nargs;
+	int c, rc, sub;
 
 	memset(&a, 0, sizeof a);
 	a.window = 5;
@@ -566,32 +584,19 @@ main(int argc, char **argv)
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc)
-		return tmq_usage_error(&cmd, "missing command (list, describe, "
-		    "rebalance, reset or delete)");
-	sub = argv[optind++];
-	nargs = argc - optind;
-	if (strcmp(sub, "list") != 0 && strcmp(sub, "describe") != 0 &&
-	    strcmp(sub, "rebalance") != 0 && strcmp(sub, "reset") != 0 &&
-	    strcmp(sub, "delete") != 0)
-		return tmq_usage_error(&cmd, "'%s': unknown command", sub);
-	if (strcmp(sub, "list") == 0 ? nargs != 0 : nargs != 1)
-		return tmq_usage_error(&cmd, nargs == 0 ? "%s: missing group" :
-		    "%s: too many operands", sub);
-	if (strcmp(sub, "reset") == 0 && !a.have_to && !a.have_shift)
+	if ((sub = tmq_subcommand(&cmd, argc, argv)) < 0)
+		return TMQ_EXIT_USAGE;
+	if (sub == RESET && !a.have_to && !a.have_shift)
 		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
 	if (tmq_root_open_opt(a.root, 0, &a.rootfd, &e) < 0)
 		return tmq_report(&cmd, &e);
-	if (strcmp(sub, "list") == 0)
-		rc = do_list(&a);
-	else if (strcmp(sub, "describe") == 0)
-		rc = do_describe(&a, argv[optind]);
-	else if (strcmp(sub, "rebalance") == 0)
-		rc = do_rebalance(&a, argv[optind]);
-	else if (strcmp(sub, "reset") == 0)
-		rc = do_reset(&a, argv[optind]);
-	else
-		rc = do_delete(&a, argv[optind]);
+	switch (sub) {
+	case LIST: rc = do_list(&a); break;
+	case DESCRIBE: rc = do_describe(&a, argv[optind]); break;
+	case REBALANCE: rc = do_rebalance(&a, argv[optind]); break;
+	case RESET: rc = do_reset(&a, argv[optind]); break;
+	default: rc = do_delete(&a, argv[optind]); break;
+	}
 	close(a.rootfd);
 	return rc;
 }

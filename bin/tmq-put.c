@@ -16,19 +16,23 @@ enum { OPT_SYNC = 256 };
 
 static const struct tmq_option options[] = {
 	{ "null", '0', NULL, TMQ_ARG_NONE,
-	    "records on stdin end with NUL, not newline" },
-	{ "bytes", 'b', NULL, TMQ_ARG_NONE, "payloads are raw bytes, not text" },
+	    "records on stdin end with NUL, not newline", TMQ_ON_ALL, 0 },
+	{ "bytes", 'b', NULL, TMQ_ARG_NONE, "payloads are raw bytes, not text",
+	    TMQ_ON_ALL, 0 },
 	{ "file", 'F', "FILE", TMQ_ARG_FILE,
-	    "with -l: put FILE as one message (repeatable)" },
-	{ "key", 'k', "KEY", TMQ_ARG_WORD, "the key of every message" },
+	    "with -l: put FILE as one message (repeatable)", TMQ_ON_ALL, 0 },
+	{ "key", 'k', "KEY", TMQ_ARG_WORD, "the key of every message",
+	    TMQ_ON_ALL, 0 },
 	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD,
-	    "each record is KEY SEP PAYLOAD" },
+	    "each record is KEY SEP PAYLOAD", TMQ_ON_ALL, 0 },
 	{ "whole", 'l', NULL, TMQ_ARG_NONE,
-	    "all of stdin (or each --file) is one message" },
+	    "all of stdin (or each --file) is one message", TMQ_ON_ALL, 0 },
 	{ "type", 'T', "NAME", TMQ_ARG_WORD,
-	    "typed messages of type NAME: each record a JSON object" },
+	    "typed messages of type NAME: each record a JSON object",
+	    TMQ_ON_ALL, 0 },
 	{ "sync", OPT_SYNC, NULL, TMQ_ARG_NONE,
-	    "make each batch durable (fdatasync) before reading on" },
+	    "make each batch durable (fdatasync) before reading on",
+	    TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -40,7 +44,8 @@ static const struct tmq_cmd cmd = {
 	"Append messages to a topic: the MESSAGE operands, else one per line "
 	"of standard input.",
 	"topic",
-	options
+	options,
+	NULL
 };
 
 struct put {

@@ -19,41 +19,59 @@
 
 enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY };
 
+enum { CREATE, LIST, INFO, PARTITION, PRUNE, DELETE };
+
+static const struct tmq_subcmd subs[] = {
+	[CREATE] = { "create", "NAME", 1, 1, "topic name",
+	    "create the topic NAME (and the root)" },
+	[LIST] = { "list", "", 0, 0, NULL, "list the topics of the root" },
+	[INFO] = { "info", "NAME", 1, 1, "topic name",
+	    "describe a topic: its partitions, files, offsets and times" },
+	[PARTITION] = { "partition", "NAME [KEY...]", 1, -1, "topic name",
+	    "print the partition of each KEY (or line of stdin)" },
+	[PRUNE] = { "prune", "NAME", 1, 1, "topic name",
+	    "remove (or archive) the day files older than a date" },
+	[DELETE] = { "delete", "NAME", 1, 1, "topic name",
+	    "delete a topic and all its messages" },
+	{ 0 }
+};
+
+/* The order here is the order of the usage lines' options. */
 static const struct tmq_option options[] = {
 	{ "key-type", 'k', "TYPE", TMQ_ARG_KEYTYPE,
-	    "create: u8, u16 (default), u32, u64 or charN" },
-	{ "long", 'l', NULL, TMQ_ARG_NONE,
-	    "list: add key type, partitions, messages and bytes" },
+	    "u8, u16 (default), u32, u64 or charN", TMQ_ON(CREATE), 0 },
 	{ "partitions", 'p', "N", TMQ_ARG_WORD,
-	    "create: number of partitions (default 1)" },
+	    "number of partitions (default 1)", TMQ_ON(CREATE), 0 },
 	{ "types", 't', "A,B,...", TMQ_ARG_WORD,
-	    "create: names of the typed messages the topic carries" },
-	{ "yes", 'y', NULL, TMQ_ARG_NONE, "delete: do not ask" },
+	    "names of the typed messages the topic carries", TMQ_ON(CREATE),
+	    0 },
+	{ "long", 'l', NULL, TMQ_ARG_NONE,
+	    "add key type, partitions, messages and bytes", TMQ_ON(LIST), 0 },
+	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
+	    TMQ_ON(LIST) | TMQ_ON(INFO), 0 },
 	{ "null", '0', NULL, TMQ_ARG_NONE,
-	    "partition: keys on stdin end with NUL, not newline" },
-	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "info, list: print JSON" },
-	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
-	    "prune: move the files to the root DIR (DIR/NAME/) instead" },
+	    "keys on stdin end with NUL, not newline", TMQ_ON(PARTITION), 0 },
 	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
-	    "prune: day files older than DATE (ISO 8601, @UNIXSECONDS, or Nd "
-	    "for N days ago) go" },
+	    "day files older than DATE (ISO 8601, @UNIXSECONDS, or Nd for N "
+	    "days ago) go", TMQ_ON(PRUNE), TMQ_ON(PRUNE) },
+	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
+	    "move the files to the root DIR (DIR/NAME/) instead",
+	    TMQ_ON(PRUNE), 0 },
 	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
-	    "prune: print what would go, change nothing" },
+	    "print what would go, change nothing", TMQ_ON(PRUNE), 0 },
+	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
 	"tmq-topic",
-	"create NAME [-k TYPE] [-p N] [-t A,B,...]\n"
-	"list [-l] [--json]\n"
-	"info NAME [--json]\n"
-	"partition NAME [KEY...]\n"
-	"prune NAME --before DATE [--archive DIR] [--dry-run]\n"
-	"delete NAME [-y]",
-	"Create, list, describe and delete the topics of a tmq root.",
-	"create list info partition prune delete",
-	options
+	NULL,
+	"Create, list, describe, locate keys in, prune and delete the topics "
+	"of a tmq root.",
+	NULL,
+	options,
+	subs
 };
 
 struct args {
@@ -434,8 +452,6 @@ do_prune(const struct args *a, const char *name)
 	struct tmq_topic t;
 	int fd, rc;
 
-	if (a->before == NULL)
-		return tmq_usage_error(&cmd, "prune needs --before DATE");
 	if (before_day(a->before, &po.before_day, &e) < 0)
 		return tmq_usage_error(&cmd, "--before: %s", e.msg);
 	if (open_root(a, 0, &fd) < 0)
@@ -491,8 +507,7 @@ main(int argc, char **argv)
 	struct args a = { .partitions = 1, .width = 2 };
 	struct tmq_error e;
 	uint64_t v;
-	const char *sub;
-	int c, nargs;
+	int c;
 
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
@@ -519,32 +534,15 @@ main(int argc, char **argv)
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc)
-		return tmq_usage_error(&cmd, "missing command (create, list, "
-		    "info, partition, prune or delete)");
-	sub = argv[optind++];
-	nargs = argc - optind;
-	if (strcmp(sub, "list") == 0) {
-		if (nargs != 0)
-			return tmq_usage_error(&cmd, "list takes no operands");
-		return do_list(&a);
-	}
-	if (strcmp(sub, "create") != 0 && strcmp(sub, "info") != 0 &&
-	    strcmp(sub, "partition") != 0 && strcmp(sub, "delete") != 0 &&
-	    strcmp(sub, "prune") != 0)
-		return tmq_usage_error(&cmd, "'%s': unknown command", sub);
-	if (nargs < 1)
-		return tmq_usage_error(&cmd, "%s: missing topic name", sub);
-	if (strcmp(sub, "partition") == 0)
-		return do_partition(&a, argv[optind], nargs - 1,
+	switch (tmq_subcommand(&cmd, argc, argv)) {
+	case CREATE: return do_create(&a, argv[optind]);
+	case LIST: return do_list(&a);
+	case INFO: return do_info(&a, argv[optind]);
+	case PARTITION:
+		return do_partition(&a, argv[optind], argc - optind - 1,
 		    argv + optind + 1);
-	if (nargs > 1)
-		return tmq_usage_error(&cmd, "%s: too many operands", sub);
-	if (strcmp(sub, "create") == 0)
-		return do_create(&a, argv[optind]);
-	if (strcmp(sub, "info") == 0)
-		return do_info(&a, argv[optind]);
-	if (strcmp(sub, "prune") == 0)
-		return do_prune(&a, argv[optind]);
-	return do_delete(&a, argv[optind]);
+	case PRUNE: return do_prune(&a, argv[optind]);
+	case DELETE: return do_delete(&a, argv[optind]);
+	default: return TMQ_EXIT_USAGE;
+	}
 }

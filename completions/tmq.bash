@@ -5,8 +5,10 @@
 # with --completion-helper, as a line "operands WORDS" (the operand kinds
 # topic, group and file, or the tool's subcommands) and a line per option,
 # "-k keytype" or "--key-type keytype", naming the kind of its argument
-# (none word dir file topic group keytype from time reset).  That output,
-# and the usage lines of -h, are read once per tool and shell session.
+# (none word dir file topic group keytype from time reset), then, when only
+# some subcommands take it, those ("--json none list,info").  After a
+# subcommand, only the options it takes are offered.  That output, and the
+# usage lines of -h, are read once per tool and shell session.
 #
 # Topic and group names are read from the root: the -d/--root argument on
 # the command line, else $TMQ_ROOT, else $XDG_DATA_HOME/tmq (when absolute),
@@ -31,11 +33,24 @@ _tmq_load()
 # _tmq_kind CMD OPTION: the argument kind of OPTION ("" when unknown).
 _tmq_kind()
 {
-	local line
+	local line rest
 	while IFS= read -r line; do
 		if [[ ${line%% *} == "$2" ]]; then
-			printf '%s\n' "${line#* }"
+			rest=${line#* }
+			printf '%s\n' "${rest%% *}"
 			return
+		fi
+	done <<<"${_tmq_helper_cache[$1]}"
+}
+
+# _tmq_options CMD [SUB]: the options of CMD, those SUB takes when given.
+_tmq_options()
+{
+	local line opt kind subs
+	while read -r opt kind subs; do
+		[[ $opt == -* ]] || continue
+		if [[ -z $2 || -z $subs || ,$subs, == *",$2,"* ]]; then
+			printf '%s\n' "$opt"
 		fi
 	done <<<"${_tmq_helper_cache[$1]}"
 }
@@ -201,19 +216,21 @@ _tmq()
 		return 0
 	fi
 
-	# Options.
-	if ((!endopts)) && [[ $cur == -* ]]; then
-		_tmq_add -W "$(sed -n 's/^\(-[^ ]*\) .*/\1/p' <<<"$helper")" \
-		    -- "$cur"
-		return 0
-	fi
-
-	# Operands.
+	# Operands: kinds, or subcommands.
 	operands=$(sed -n 's/^operands *//p' <<<"$helper")
 	local sub=1
 	for w in $operands; do
 		[[ $w == topic || $w == group || $w == file ]] || { sub=0; break; }
 	done
+
+	# Options: after a subcommand, those it takes.
+	if ((!endopts)) && [[ $cur == -* ]]; then
+		w=""
+		((!sub && ${#ops[@]})) && w=${ops[0]}
+		_tmq_add -W "$(_tmq_options "$cmd" "$w")" -- "$cur"
+		return 0
+	fi
+
 	[[ -z $operands ]] && return 0
 	if ((sub)); then
 		# Operand kinds: the first operand, and the later ones when the

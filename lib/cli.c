@@ -17,12 +17,81 @@ static const char *const kind_names[] = {
 	"time", "reset"
 };
 
+/* The options given so far, by index in the table: the order in which
+ * each was first given (0: not given), and whether by its long name. */
+static unsigned *given_order, given_count;
+static unsigned char *given_long;
+
+static unsigned
+sub_count(const struct tmq_cmd *cmd)
+{
+	unsigned n = 0;
+
+	while (cmd->subs[n].name != NULL)
+		n++;
+	return n;
+}
+
+/* "-k TYPE" or "--before DATE", as the usage shows it. */
+static void
+option_usage(const struct tmq_option *o, int brackets, FILE *f)
+{
+	fputs(brackets ? " [" : " ", f);
+	if (o->shrt > 0 && o->shrt < 256)
+		fprintf(f, "-%c", o->shrt);
+	else
+		fprintf(f, "--%s", o->lng);
+	if (o->arg)
+		fprintf(f, " %s", o->arg);
+	if (brackets)
+		fputc(']', f);
+}
+
+/* "list", "list and info", "create, list and info" into f (or with "or"
+ * for the last). */
+static void
+sub_names(const struct tmq_cmd *cmd, unsigned set, const char *last, FILE *f)
+{
+	unsigned i, n = sub_count(cmd), left = 0;
+
+	for (i = 0; i < n; i++)
+		if (set & TMQ_ON(i))
+			left++;
+	for (i = 0; i < n; i++)
+		if (set & TMQ_ON(i)) {
+			fputs(cmd->subs[i].name, f);
+			left--;
+			if (left > 1)
+				fputs(", ", f);
+			else if (left == 1)
+				fprintf(f, " %s ", last);
+		}
+}
+
 void
 tmq_usage(const struct tmq_cmd *cmd, FILE *f)
 {
+	const struct tmq_option *o;
 	const char *p = cmd->usage, *nl;
+	unsigned i;
 	int first = 1;
 
+	if (cmd->subs != NULL) {
+		/* One line a subcommand: its operands, then every option that
+		 * belongs to it and not to all (those are in the list). */
+		for (i = 0; cmd->subs[i].name != NULL; i++) {
+			fprintf(f, "%s %s %s%s%s", i ? "      " : "usage:",
+			    cmd->name, cmd->subs[i].name,
+			    *cmd->subs[i].operands ? " " : "",
+			    cmd->subs[i].operands);
+			for (o = cmd->opts; o->lng != NULL; o++)
+				if (o->on != TMQ_ON_ALL && (o->on & TMQ_ON(i)))
+					option_usage(o, !(o->needs & TMQ_ON(i)),
+					    f);
+			fputc('\n', f);
+		}
+		return;
+	}
 	while (*p) {
 		nl = strchr(p, '\n');
 		if (nl == NULL)
@@ -38,10 +107,17 @@ static void
 help(const struct tmq_cmd *cmd)
 {
 	const struct tmq_option *o;
+	const struct tmq_subcmd *sc;
 	char left[64];
 
 	tmq_usage(cmd, stdout);
 	printf("\n%s\n\n", cmd->summary);
+	if (cmd->subs != NULL) {
+		printf("Commands:\n");
+		for (sc = cmd->subs; sc->name != NULL; sc++)
+			printf("  %-24s  %s\n", sc->name, sc->help);
+		printf("\nOptions (each only with the commands named):\n");
+	}
 	for (o = cmd->opts; o->lng != NULL; o++) {
 		if (o->shrt > 0 && o->shrt < 256)
 			snprintf(left, sizeof left, "-%c, --%s%s%s", o->shrt,
@@ -50,24 +126,49 @@ help(const struct tmq_cmd *cmd)
 			snprintf(left, sizeof left, "    --%s%s%s", o->lng,
 			    o->arg ? " " : "", o->arg ? o->arg : "");
 		if (strlen(left) > 24)
-			printf("  %s\n  %24s  %s\n", left, "", o->help);
+			printf("  %s\n  %24s  ", left, "");
 		else
-			printf("  %-24s  %s\n", left, o->help);
+			printf("  %-24s  ", left);
+		if (cmd->subs != NULL && o->on != TMQ_ON_ALL) {
+			sub_names(cmd, o->on, "and", stdout);
+			fputs(": ", stdout);
+		}
+		printf("%s\n", o->help);
 	}
 }
 
 /* For the completion scripts: "kind" lines they can parse without ever
- * knowing the option list themselves. */
+ * knowing the option list themselves; in a tool with subcommands, an
+ * option that not all of them take is followed by those that do
+ * ("-y none delete", "--json none list,describe"). */
 static void
 completion_helper(const struct tmq_cmd *cmd)
 {
 	const struct tmq_option *o;
+	unsigned i;
 
-	printf("operands %s\n", cmd->operands ? cmd->operands : "");
+	if (cmd->subs != NULL) {
+		printf("operands");
+		for (i = 0; cmd->subs[i].name != NULL; i++)
+			printf(" %s", cmd->subs[i].name);
+		putchar('\n');
+	} else
+		printf("operands %s\n", cmd->operands ? cmd->operands : "");
 	for (o = cmd->opts; o->lng != NULL; o++) {
+		char subs[256] = "";
+
+		if (cmd->subs != NULL && o->on != TMQ_ON_ALL)
+			for (i = 0; cmd->subs[i].name != NULL; i++)
+				if (o->on & TMQ_ON(i)) {
+					strlcat(subs, *subs ? "," : " ",
+					    sizeof subs);
+					strlcat(subs, cmd->subs[i].name,
+					    sizeof subs);
+				}
 		if (o->shrt > 0 && o->shrt < 256)
-			printf("-%c %s\n", o->shrt, kind_names[o->kind]);
-		printf("--%s %s\n", o->lng, kind_names[o->kind]);
+			printf("-%c %s%s\n", o->shrt, kind_names[o->kind],
+			    subs);
+		printf("--%s %s%s\n", o->lng, kind_names[o->kind], subs);
 	}
 }
 
@@ -108,15 +209,31 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 	static char shorts[128];
 	static const struct tmq_cmd *built;
 	const struct tmq_option *o;
-	size_t n = 0, i, s = 0;
-	int c;
+	static size_t n;
+	size_t i, s = 0;
+	int c, li;
 
 	if (built != cmd) {
-		for (o = cmd->opts; o->lng != NULL; o++)
+		n = 0;
+		for (o = cmd->opts; o->lng != NULL; o++) {
+			/* A table that would let an option through unchecked,
+			 * or refuse it everywhere, is the program's bug. */
+			if (cmd->subs != NULL && (o->on == 0 ||
+			    (o->needs & ~o->on) != 0)) {
+				fprintf(stderr, "%s: --%s: in no command's "
+				    "table\n", cmd->name, o->lng);
+				abort();
+			}
 			n++;
+		}
 		free(longs);
+		free(given_order);
+		free(given_long);
+		given_count = 0;
 		longs = calloc(n + 2, sizeof *longs);
-		if (longs == NULL) {
+		given_order = calloc(n + 1, sizeof *given_order);
+		given_long = calloc(n + 1, 1);
+		if (longs == NULL || given_order == NULL || given_long == NULL) {
 			fprintf(stderr, "%s: out of memory\n", cmd->name);
 			return '?';
 		}
@@ -145,7 +262,20 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 			atexit(close_stdout_at_exit);
 		}
 	}
-	c = getopt_long(argc, argv, shorts, longs, NULL);
+	li = -1;
+	c = getopt_long(argc, argv, shorts, longs, &li);
+	if (c != -1 && c != '?' && c != ':') {
+		int was_long = li >= 0;
+
+		if (li < 0)
+			for (li = 0, o = cmd->opts; o->lng != NULL &&
+			    o->shrt != c; o++)
+				li++;
+		if ((size_t)li < n && given_order[li] == 0) {
+			given_order[li] = ++given_count;
+			given_long[li] = (unsigned char)was_long;
+		}
+	}
 	switch (c) {
 	case 'h':
 		help(cmd);
@@ -163,6 +293,78 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 	default:
 		return c;
 	}
+}
+
+int
+tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv)
+{
+	const struct tmq_option *o, *bad = NULL;
+	const struct tmq_subcmd *sc;
+	unsigned i, nsubs = sub_count(cmd), k, first = 0;
+	int nargs;
+
+	if (optind >= argc) {
+		fprintf(stderr, "%s: missing command (", cmd->name);
+		sub_names(cmd, TMQ_ON_ALL, "or", stderr);
+		fputs(")\n", stderr);
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+		    cmd->name);
+		return -1;
+	}
+	for (i = 0; i < nsubs; i++)
+		if (strcmp(argv[optind], cmd->subs[i].name) == 0)
+			break;
+	if (i == nsubs)
+		return tmq_usage_error(cmd, "'%s': unknown command",
+		    argv[optind]), -1;
+	sc = &cmd->subs[i];
+	optind++;
+	/* The first option given, in the order given, that this command
+	 * does not take: never ignored, for an ignored --dry-run would do
+	 * what it was meant to prevent. */
+	for (k = 0, o = cmd->opts; o->lng != NULL; k++, o++)
+		if (given_order != NULL && given_order[k] != 0 &&
+		    !(o->on & TMQ_ON(i)) &&
+		    (bad == NULL || given_order[k] < first)) {
+			bad = o;
+			first = given_order[k];
+		}
+	if (bad != NULL) {
+		k = (unsigned)(bad - cmd->opts);
+		fprintf(stderr, "%s: ", cmd->name);
+		if (given_long[k] || bad->shrt <= 0 || bad->shrt >= 256)
+			fprintf(stderr, "--%s", bad->lng);
+		else
+			fprintf(stderr, "-%c", bad->shrt);
+		fputs(" is for ", stderr);
+		sub_names(cmd, bad->on, "and", stderr);
+		fprintf(stderr, ", not %s\n", sc->name);
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+		    cmd->name);
+		return -1;
+	}
+	for (k = 0, o = cmd->opts; o->lng != NULL; k++, o++)
+		if ((o->needs & TMQ_ON(i)) && given_order[k] == 0) {
+			if (o->shrt > 0 && o->shrt < 256)
+				return tmq_usage_error(cmd, "%s needs -%c%s%s",
+				    sc->name, o->shrt, o->arg ? " " : "",
+				    o->arg ? o->arg : ""), -1;
+			return tmq_usage_error(cmd, "%s needs --%s%s%s",
+			    sc->name, o->lng, o->arg ? " " : "",
+			    o->arg ? o->arg : ""), -1;
+		}
+	nargs = argc - optind;
+	if (nargs < sc->min)
+		return tmq_usage_error(cmd, "%s: missing %s", sc->name,
+		    sc->missing), -1;
+	if (sc->max >= 0 && nargs > sc->max) {
+		if (sc->max == 0)
+			return tmq_usage_error(cmd, "%s takes no operands",
+			    sc->name), -1;
+		return tmq_usage_error(cmd, "%s: too many operands",
+		    sc->name), -1;
+	}
+	return (int)i;
 }
 
 int

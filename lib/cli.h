@@ -18,30 +18,54 @@ enum tmq_argkind {
 	TMQ_ARG_RESET
 };
 
+/* The subcommands an option belongs to, in a tool that has subcommands:
+ * TMQ_ON(i) for the i-th entry of the tool's subcommand table, or'd. */
+#define TMQ_ON(i)	(1u << (i))
+#define TMQ_ON_ALL	(~0u)
+
 struct tmq_option {
 	const char *lng;	/* long name, without "--" */
 	int shrt;		/* short letter, or a value > 255 for none */
 	const char *arg;	/* argument name ("DIR"), NULL for none */
 	enum tmq_argkind kind;
 	const char *help;
+	/* Tools with subcommands only.  on: the subcommands that take the
+	 * option (any other refuses it: a usage error, never ignored); it is
+	 * never 0.  needs: those of them that cannot do without it. */
+	unsigned on, needs;
+};
+
+/* A subcommand ("tmq-topic create"). */
+struct tmq_subcmd {
+	const char *name;	/* "create" */
+	const char *operands;	/* for the usage: "NAME [KEY...]", or "" */
+	int min, max;		/* how many operands; max -1: no limit */
+	const char *missing;	/* what a missing operand is: "topic name" */
+	const char *help;	/* one line, for -h */
 };
 
 struct tmq_cmd {
 	const char *name;		/* "tmq-get" */
-	const char *usage;		/* lines after "usage: ", '\n'-separated */
+	const char *usage;		/* lines after "usage: ", '\n'-separated;
+					 * NULL when there are subcommands:
+					 * their usage comes from the tables */
 	const char *summary;		/* one line: what the tool does */
 	const char *operands;		/* completion of operands: "topic",
-					 * "group", "file", or subcommands
-					 * "create list info" */
+					 * "group", "file"; NULL when there
+					 * are subcommands */
 	const struct tmq_option *opts;	/* ends with a zeroed entry */
+	const struct tmq_subcmd *subs;	/* ends with a zeroed entry; NULL
+					 * for a tool without subcommands */
 };
 
 /* The options every tool has, to put at the end of its table. */
 #define TMQ_COMMON_OPTIONS \
 	{ "root", 'd', "DIR", TMQ_ARG_DIR, "the root directory (default $TMQ_ROOT, " \
-	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)" }, \
-	{ "help", 'h', NULL, TMQ_ARG_NONE, "show this help and exit" }, \
-	{ "version", 'V', NULL, TMQ_ARG_NONE, "show the version and exit" }
+	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)", TMQ_ON_ALL, 0 }, \
+	{ "help", 'h', NULL, TMQ_ARG_NONE, "show this help and exit", \
+	    TMQ_ON_ALL, 0 }, \
+	{ "version", 'V', NULL, TMQ_ARG_NONE, "show the version and exit", \
+	    TMQ_ON_ALL, 0 }
 
 /* Returned by tmq_getopt for -h, -V and --completion-helper after printing
  * what they print: main() then returns 0. */
@@ -58,6 +82,13 @@ int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);
 /* Flush and close standard output, once; on a write error say so and
  * return -1.  For a tool that wants the status before it returns. */
 int tmq_close_stdout(const struct tmq_cmd *cmd);
+
+/* For a tool with subcommands, once tmq_getopt has returned -1: the index
+ * of the subcommand at argv[optind] (optind moves past it), or -1 after a
+ * usage error (on stderr): no subcommand, an unknown one, an option given
+ * that it does not take, one that it needs missing, or too few or too many
+ * operands. */
+int tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv);
 
 void tmq_usage(const struct tmq_cmd *cmd, FILE *f);
 /* "tmq-x: msg" and the --help hint on stderr; returns TMQ_EXIT_USAGE. */

@@ -816,3 +816,38 @@ make_old_topic() {
 	assert_failure 1
 	assert_stderr "tmq-topic: write error on standard output"
 }
+
+# --- options that a command does not take ------------------------------
+
+@test "every command refuses every option it does not take (the whole table)" {
+	check_option_table tmq-topic
+}
+
+@test "a foreign option is never ignored: delete --dry-run deletes nothing, create -l creates nothing" {
+	tmq-topic create t
+	run --separate-stderr tmq-topic delete t -y --dry-run
+	assert_usage_error tmq-topic "--dry-run is for prune, not delete"
+	[ -e "$TMQ_ROOT/t.twc" ]
+	run --separate-stderr tmq-topic create x -l -y --archive /x
+	assert_usage_error tmq-topic "-l is for list, not create"
+	[ ! -e "$TMQ_ROOT/x.twc" ]
+	run --separate-stderr tmq-topic --long list -p 2
+	assert_usage_error tmq-topic "-p is for create, not list"
+	run --separate-stderr tmq-topic info t --yes
+	assert_usage_error tmq-topic "--yes is for delete, not info"
+	run --separate-stderr tmq-topic partition t 1 --json
+	assert_usage_error tmq-topic "--json is for list and info, not partition"
+}
+
+@test "-h lists every command, and each option with the commands that take it" {
+	run --separate-stderr tmq-topic -h
+	assert_success
+	local sub
+	for sub in create list info partition prune delete; do
+		assert_line --regexp "^       tmq-topic $sub( |\$)|^usage: tmq-topic $sub( |\$)"
+		assert_line --regexp "^  $sub  +[a-z]"
+	done
+	assert_line --regexp '^Create, list, describe, locate keys in, prune and delete'
+	assert_line --regexp '^  -0, --null +partition: '
+	assert_line --regexp '^      --json +list and info: print JSON'
+}

@@ -271,7 +271,7 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	run --separate-stderr tmq-group describe G H
 	assert_usage_error tmq-group "describe: too many operands"
 	run --separate-stderr tmq-group list G
-	assert_usage_error tmq-group "list: too many operands"
+	assert_usage_error tmq-group "list takes no operands"
 	run --separate-stderr tmq-group reset G
 	assert_usage_error tmq-group "reset needs --to or --shift-by"
 	run --separate-stderr tmq-group reset G --to bogus
@@ -1118,4 +1118,39 @@ swap_commit() {
 	assert_write_error tmq-group --completion-helper
 	run --separate-stderr bash -c 'tmq-group rebalance G >/dev/full'
 	assert_success
+}
+
+# --- options that a command does not take ------------------------------
+
+@test "every command refuses every option it does not take (the whole table)" {
+	check_option_table tmq-group
+}
+
+@test "a foreign option is never ignored: delete --dry-run deletes nothing, reset --json resets nothing" {
+	make_group
+	run committed
+	local before=$output
+	run --separate-stderr tmq-group delete G -y --dry-run
+	assert_usage_error tmq-group "--dry-run is for reset, not delete"
+	[ -e "$TMQ_ROOT/--group--G.twc" ]
+	run --separate-stderr tmq-group reset G --to now --json
+	assert_usage_error tmq-group "--json is for list and describe, not reset"
+	run committed
+	assert_output "$before"
+	run --separate-stderr tmq-group describe G -P 1
+	assert_usage_error tmq-group "-P is for reset, not describe"
+	run --separate-stderr tmq-group rebalance G -t ev
+	assert_usage_error tmq-group "-t is for describe and reset, not rebalance"
+	run --separate-stderr tmq-group --max-lag 3 list
+	assert_usage_error tmq-group "--max-lag is for describe, not list"
+}
+
+@test "-h lists every command; --to shows -N" {
+	run --separate-stderr tmq-group -h
+	assert_success
+	local sub
+	for sub in list describe rebalance reset delete; do
+		assert_line --regexp "^  $sub  +[a-z]"
+	done
+	assert_line --regexp '^      --to POS +reset: start, now, OFFSET, -N '
 }

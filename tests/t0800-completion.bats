@@ -302,3 +302,37 @@ zcomp() {
 	run zcomp tmq-get -d "$BATS_TEST_TMPDIR/other" ''
 	assert_output 'gamma'
 }
+
+# The options that SUB of TOOL takes, from the tool's --completion-helper:
+# those without a list of subcommands, and those whose list names SUB.
+options_of() {
+	"$1" --completion-helper |
+	    awk -v s="$2" '/^-/ && (NF < 3 || index("," $3 ",", "," s ",")) { print $1 }' |
+	    LC_ALL=C sort
+}
+
+@test "after a subcommand, only the options it takes are offered (bash and zsh)" {
+	local tool sub want
+	run comp tmq-topic create x --d
+	assert_output ''
+	run comp tmq-group delete g --d
+	assert_output ''
+	run comp tmq-group reset g --d
+	assert_output $'--dry-run'
+	# Before the subcommand, all of them: options may come first.
+	run comp tmq-topic --d
+	assert_output $'--dry-run'
+	for tool in tmq-topic tmq-group; do
+		for sub in $("$tool" --completion-helper |
+		    sed -n 's/^operands //p'); do
+			want=$(options_of "$tool" "$sub")
+			[ "$(wc -l <<<"$want")" -ge 4 ] || fail "$tool $sub: too few options"
+			run comp "$tool" "$sub" -
+			assert_output "$want"
+			if command -v zsh >/dev/null; then
+				run zcomp "$tool" "$sub" -
+				assert_output "$want"
+			fi
+		done
+	done
+}

@@ -181,6 +181,82 @@ assert_write_error() {
 	fi
 }
 
+# --- option tables (t0100, t0400) -------------------------------------
+
+# _arg_for KIND: an argument that every option of that kind accepts.
+_arg_for() {
+	case $1 in
+	keytype) echo u8 ;;
+	dir) echo "$BATS_TEST_TMPDIR" ;;
+	file) echo /dev/null ;;
+	topic) echo ev ;;
+	group) echo G ;;
+	from | reset) echo start ;;
+	time) echo 1d ;;
+	*) echo 1 ;;
+	esac
+}
+
+# _and_list A,B,C: "A, B and C".
+_and_list() {
+	local -a w
+	IFS=, read -r -a w <<<"$1"
+	local n=${#w[@]} i out=""
+	for ((i = 0; i < n; i++)); do
+		out+=${w[i]}
+		if ((i < n - 2)); then
+			out+=", "
+		elif ((i == n - 2)); then
+			out+=" and "
+		fi
+	done
+	printf '%s\n' "$out"
+}
+
+# check_option_table TOOL: for every subcommand of TOOL and every option in
+# its table (as --completion-helper lists them, both spellings), an option
+# that the subcommand does not take is refused, before or after it: exit 2,
+# "TOOL: OPT is for SUBS, not SUB", nothing on stdout; one it takes is not.
+# Prints every case that went wrong.
+check_option_table() {
+	local tool=$1 helper subs sub opt kind takers want bad="" n=0 first
+	local -a args
+	helper=$("$tool" --completion-helper) || fail "$tool --completion-helper failed"
+	subs=$(sed -n 's/^operands //p' <<<"$helper")
+	[ -n "$subs" ] || fail "$tool: no subcommands"
+	while read -r opt kind takers; do
+		[[ $opt == -* ]] || continue
+		args=("$opt")
+		[ "$kind" = none ] || args+=("$(_arg_for "$kind")")
+		for sub in $subs; do
+			n=$((n + 1))
+			if [ -z "$takers" ] || [[ ,$takers, == *",$sub,"* ]]; then
+				run --separate-stderr "$tool" "$sub" "${args[@]}"
+				if [[ $stderr == *" is for "* ]]; then
+					bad+="$tool $sub ${args[*]}: refused: $stderr"$'\n'
+				fi
+				continue
+			fi
+			want="$tool: $opt is for $(_and_list "$takers"), not $sub"
+			run --separate-stderr "$tool" "$sub" "${args[@]}"
+			first=${stderr%%$'\n'*}
+			if [ "$status" != 2 ] || [ "$first" != "$want" ] ||
+			    [ -n "$output" ]; then
+				bad+="$tool $sub ${args[*]}: exit $status: $stderr"$'\n'
+			fi
+			run --separate-stderr "$tool" "${args[@]}" "$sub"
+			first=${stderr%%$'\n'*}
+			if [ "$status" != 2 ] || [ "$first" != "$want" ] ||
+			    [ -n "$output" ]; then
+				bad+="$tool ${args[*]} $sub: exit $status: $stderr"$'\n'
+			fi
+		done
+	done <<<"$helper"
+	echo "# $tool: $n option x subcommand cases" >&3
+	[ "$n" -gt 0 ] || fail "$tool: no options"
+	assert_equal "$bad" ""
+}
+
 # --- consumer groups (t0400, t0500) ------------------------------------
 
 # committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition, in order.
