@@ -1,0 +1,206 @@
+/* metrics.c: Prometheus' text exposition format (version 0.0.4) for
+ * topics and groups.  Names follow Prometheus' conventions: the tmq_
+ * prefix, base units (bytes, seconds), gauges without _total. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "metrics.h"
+
+enum fam {
+	F_PART_END, F_PART_FIRST, F_PART_BYTES, F_PART_NEWEST,
+	F_GROUP_MEMBERS, F_GROUP_REBAL, F_GROUP_COMMITTED, F_GROUP_LAG,
+	F_GROUP_OWNED, F_N
+};
+
+static const struct {
+	const char *name, *help;
+} fams[F_N] = {
+	{ "tmq_partition_end_offset",
+	    "Offset the next message put to the partition will take." },
+	{ "tmq_partition_first_offset",
+	    "Offset of the oldest message still on disk (pruning raises it)." },
+	{ "tmq_partition_size_bytes",
+	    "Bytes in the partition's files." },
+	{ "tmq_partition_newest_message_timestamp_seconds",
+	    "Time of the partition's newest message, in Unix seconds." },
+	{ "tmq_group_members",
+	    "Members holding a share of the group's partitions." },
+	{ "tmq_group_rebalancing",
+	    "1 while a rebalance of the group is in progress, else 0." },
+	{ "tmq_group_committed_offset",
+	    "Offset the group has committed for the partition (where it has)." },
+	{ "tmq_group_lag",
+	    "Messages of the partition after the group's committed offset." },
+	{ "tmq_group_partition_owned",
+	    "1 when a member of the group owns the partition, else 0." },
+};
+
+struct tmq_sample {
+	enum fam fam;
+	char *labels;		/* {...}, escaped */
+	char value[40];
+};
+
+void
+tmq_metrics_init(struct tmq_metrics *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void
+tmq_prom_label_value(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '"')
+			fputs("\\\"", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			putc(*s, out);
+}
+
+/* Labels: topic, group (NULL: left out), partition (-1: left out). */
+static int
+add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
+    long partition, const char *value, struct tmq_error *e)
+{
+	struct tmq_sample *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (tmq_grow(&m->s, &m->cap, m->n + 1, sizeof *m->s) < 0)
+		return tmq_fail(e, "metrics: out of memory");
+	mem = open_memstream(&buf, &len);
+	if (mem == NULL)
+		return tmq_fail_errno(e, "metrics");
+	putc('{', mem);
+	if (group != NULL) {
+		fputs("group=\"", mem);
+		tmq_prom_label_value(mem, group);
+		fputs("\",", mem);
+	}
+	fputs("topic=\"", mem);
+	tmq_prom_label_value(mem, topic);
+	putc('"', mem);
+	if (partition >= 0)
+		fprintf(mem, ",partition=\"%ld\"", partition);
+	putc('}', mem);
+	if (fclose(mem) != 0) {
+		free(buf);
+		return tmq_fail_errno(e, "metrics");
+	}
+	s = &m->s[m->n++];
+	s->fam = f;
+	s->labels = buf;
+	snprintf(s->value, sizeof s->value, "%s", value);
+	return 0;
+}
+
+static int
+add_u64(struct tmq_metrics *m, enum fam f, const char *group,
+    const char *topic, long partition, unsigned long long v,
+    struct tmq_error *e)
+{
+	char num[32];
+
+	snprintf(num, sizeof num, "%llu", v);
+	return add(m, f, group, topic, partition, num, e);
+}
+
+int
+tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
+    const struct tmq_partstat *ps, struct tmq_error *e)
+{
+	unsigned p;
+	size_t i;
+
+	for (p = 0; p < t->partitions; p++) {
+		const struct tmq_partstat *s = &ps[p];
+		const struct tmq_filestat *newest = NULL;
+		char num[40];
+
+		if (add_u64(m, F_PART_END, NULL, t->name, p, s->end, e) < 0 ||
+		    add_u64(m, F_PART_FIRST, NULL, t->name, p, s->first, e) < 0 ||
+		    add_u64(m, F_PART_BYTES, NULL, t->name, p, s->bytes, e) < 0)
+			return -1;
+		/* Files come oldest first: the newest time is in the last
+		 * file that has one. */
+		for (i = 0; i < s->nfiles; i++)
+			if (s->files[i].has_last_ts)
+				newest = &s->files[i];
+		if (newest == NULL)
+			continue;
+		snprintf(num, sizeof num, "%.3f", newest->last_ts);
+		if (add(m, F_PART_NEWEST, NULL, t->name, p, num, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
+    const struct tmq_ginfo *gi, struct tmq_error *e)
+{
+	const char *topic = g->topic != NULL ? g->topic : "";
+	unsigned p;
+
+	if (add_u64(m, F_GROUP_REBAL, g->name, topic, -1,
+	    g->rebalancing ? 1 : 0, e) < 0)
+		return -1;
+	if (gi == NULL)
+		return 0;
+	if (add_u64(m, F_GROUP_MEMBERS, g->name, topic, -1, gi->nmembers,
+	    e) < 0)
+		return -1;
+	for (p = 0; p < gi->nparts; p++) {
+		const struct tmq_gpart *gp = &gi->parts[p];
+
+		/* Not committed, or committed as "from now" before any
+		 * offset was read: no offset to show. */
+		if (gp->committed >= 0 && add_u64(m, F_GROUP_COMMITTED,
+		    g->name, topic, p, (unsigned long long)gp->committed,
+		    e) < 0)
+			return -1;
+		if (add_u64(m, F_GROUP_LAG, g->name, topic, p, gp->lag, e) < 0 ||
+		    add_u64(m, F_GROUP_OWNED, g->name, topic, p,
+		    gp->has_owner ? 1 : 0, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+tmq_metrics_print(const struct tmq_metrics *m, FILE *out)
+{
+	size_t i;
+	int f, shown;
+
+	for (f = 0; f < F_N; f++) {
+		shown = 0;
+		for (i = 0; i < m->n; i++) {
+			if (m->s[i].fam != (enum fam)f)
+				continue;
+			if (!shown++)
+				fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n",
+				    fams[f].name, fams[f].help, fams[f].name);
+			fprintf(out, "%s%s %s\n", fams[f].name, m->s[i].labels,
+			    m->s[i].value);
+		}
+	}
+}
+
+void
+tmq_metrics_free(struct tmq_metrics *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->s[i].labels);
+	free(m->s);
+	memset(m, 0, sizeof *m);
+}

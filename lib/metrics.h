@@ -1,0 +1,39 @@
+/* metrics.h: topics and groups as Prometheus metrics, in the text
+ * exposition format that node_exporter's textfile collector reads
+ * (tmq-topic list --prometheus, tmq-group list --prometheus).  Samples are
+ * gathered first and printed family by family, each family once with its
+ * HELP and TYPE lines, as the format requires. */
+#ifndef TMQ_METRICS_H
+#define TMQ_METRICS_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "group.h"
+#include "groupinfo.h"
+#include "topic.h"
+#include "topicstat.h"
+
+struct tmq_sample;
+
+struct tmq_metrics {
+	struct tmq_sample *s;
+	size_t n, cap;
+};
+
+void tmq_metrics_init(struct tmq_metrics *m);
+/* Per partition of t: end and first offsets, bytes, the newest message's
+ * time (where it has one). */
+int tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
+    const struct tmq_partstat *ps, struct tmq_error *e);
+/* Per group: members, rebalance in progress; per partition (gi, NULL when
+ * the group's topic is unknown): committed offset, lag, owned. */
+int tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
+    const struct tmq_ginfo *gi, struct tmq_error *e);
+void tmq_metrics_print(const struct tmq_metrics *m, FILE *out);
+void tmq_metrics_free(struct tmq_metrics *m);
+
+/* Write s as a label value: \ " and newline escaped. */
+void tmq_prom_label_value(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,135 @@
+/* t-metrics.c: lib/metrics: label values escaped as Prometheus' text
+ * format wants (backslash, double quote, newline), families printed once
+ * each with HELP and TYPE, samples of one family together, partition
+ * samples per partition, a newest time only where there is one. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "tap.h"
+
+static char *
+label(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	tmq_prom_label_value(f, s);
+	fclose(f);
+	return buf;
+}
+
+static char *
+print(const struct tmq_metrics *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	tmq_metrics_print(m, f);
+	fclose(f);
+	return buf;
+}
+
+int
+main(void)
+{
+	struct tmq_metrics m;
+	struct tmq_topic t;
+	struct tmq_group g;
+	struct tmq_partstat ps[2];
+	struct tmq_filestat fs[2];
+	struct tmq_gpart gp[2];
+	struct tmq_ginfo gi;
+	struct tmq_error e = { "" };
+	char *s;
+
+	s = label("plain.name-1_x");
+	is_str(s, "plain.name-1_x", "a plain label value is as it is");
+	free(s);
+	s = label("a\\b\"c\nd");
+	is_str(s, "a\\\\b\\\"c\\nd", "backslash, quote and newline are escaped");
+	free(s);
+
+	memset(&t, 0, sizeof t);
+	t.name = "e\"v";
+	t.partitions = 2;
+	memset(ps, 0, sizeof ps);
+	memset(fs, 0, sizeof fs);
+	ps[0].partition = 0;
+	ps[0].first = 3;
+	ps[0].end = 10;
+	ps[0].bytes = 700;
+	fs[0].has_last_ts = 1;
+	fs[0].last_ts = 1795597200.25;
+	fs[1].has_last_ts = 1;
+	fs[1].last_ts = 1795683600.5;
+	ps[0].files = fs;
+	ps[0].nfiles = 2;
+	ps[1].partition = 1;
+
+	memset(&g, 0, sizeof g);
+	g.name = "G";
+	g.topic = "e\"v";
+	g.rebalancing = 1;
+	memset(gp, 0, sizeof gp);
+	gp[0].committed = 4;
+	gp[0].end = 10;
+	gp[0].lag = 6;
+	gp[0].has_owner = 1;
+	gp[1].partition = 1;
+	gp[1].committed = TMQ_NOT_COMMITTED;
+	memset(&gi, 0, sizeof gi);
+	gi.parts = gp;
+	gi.nparts = 2;
+	gi.nmembers = 1;
+
+	tmq_metrics_init(&m);
+	is_int(tmq_metrics_add_topic(&m, &t, ps, &e), 0, "add a topic");
+	is_int(tmq_metrics_add_group(&m, &g, &gi, &e), 0, "add a group");
+	s = print(&m);
+	is_str(s,
+	    "# HELP tmq_partition_end_offset Offset the next message put to the partition will take.\n"
+	    "# TYPE tmq_partition_end_offset gauge\n"
+	    "tmq_partition_end_offset{topic=\"e\\\"v\",partition=\"0\"} 10\n"
+	    "tmq_partition_end_offset{topic=\"e\\\"v\",partition=\"1\"} 0\n"
+	    "# HELP tmq_partition_first_offset Offset of the oldest message still on disk (pruning raises it).\n"
+	    "# TYPE tmq_partition_first_offset gauge\n"
+	    "tmq_partition_first_offset{topic=\"e\\\"v\",partition=\"0\"} 3\n"
+	    "tmq_partition_first_offset{topic=\"e\\\"v\",partition=\"1\"} 0\n"
+	    "# HELP tmq_partition_size_bytes Bytes in the partition's files.\n"
+	    "# TYPE tmq_partition_size_bytes gauge\n"
+	    "tmq_partition_size_bytes{topic=\"e\\\"v\",partition=\"0\"} 700\n"
+	    "tmq_partition_size_bytes{topic=\"e\\\"v\",partition=\"1\"} 0\n"
+	    "# HELP tmq_partition_newest_message_timestamp_seconds Time of the partition's newest message, in Unix seconds.\n"
+	    "# TYPE tmq_partition_newest_message_timestamp_seconds gauge\n"
+	    "tmq_partition_newest_message_timestamp_seconds{topic=\"e\\\"v\",partition=\"0\"} 1795683600.500\n"
+	    "# HELP tmq_group_members Members holding a share of the group's partitions.\n"
+	    "# TYPE tmq_group_members gauge\n"
+	    "tmq_group_members{group=\"G\",topic=\"e\\\"v\"} 1\n"
+	    "# HELP tmq_group_rebalancing 1 while a rebalance of the group is in progress, else 0.\n"
+	    "# TYPE tmq_group_rebalancing gauge\n"
+	    "tmq_group_rebalancing{group=\"G\",topic=\"e\\\"v\"} 1\n"
+	    "# HELP tmq_group_committed_offset Offset the group has committed for the partition (where it has).\n"
+	    "# TYPE tmq_group_committed_offset gauge\n"
+	    "tmq_group_committed_offset{group=\"G\",topic=\"e\\\"v\",partition=\"0\"} 4\n"
+	    "# HELP tmq_group_lag Messages of the partition after the group's committed offset.\n"
+	    "# TYPE tmq_group_lag gauge\n"
+	    "tmq_group_lag{group=\"G\",topic=\"e\\\"v\",partition=\"0\"} 6\n"
+	    "tmq_group_lag{group=\"G\",topic=\"e\\\"v\",partition=\"1\"} 0\n"
+	    "# HELP tmq_group_partition_owned 1 when a member of the group owns the partition, else 0.\n"
+	    "# TYPE tmq_group_partition_owned gauge\n"
+	    "tmq_group_partition_owned{group=\"G\",topic=\"e\\\"v\",partition=\"0\"} 1\n"
+	    "tmq_group_partition_owned{group=\"G\",topic=\"e\\\"v\",partition=\"1\"} 0\n",
+	    "families once each, in order, samples together");
+	free(s);
+	tmq_metrics_free(&m);
+
+	/* Nothing gathered: nothing printed. */
+	tmq_metrics_init(&m);
+	s = print(&m);
+	is_str(s, "", "no samples, no output");
+	free(s);
+	return done_testing();
+}
