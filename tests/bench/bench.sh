@@ -2,7 +2,8 @@
 # bench.sh: tmq's benchmark (make bench).  Generates N JSON-like records of
 # about 100 bytes with u32 keys, puts them into a 4-partition topic, reads
 # them back to /dev/null, and prints each figure on its own line next to the
-# codec floor (tests/bench/codec-floor.c).  Speed targets live here, never
+# codec floor (tests/bench/codec-floor.c) and how many times the best zlib
+# baseline (streams reused) tmq reaches.  Speed targets live here, never
 # in a timed test.
 set -eu
 N=${N:-1000000}
@@ -34,22 +35,45 @@ got=$("$BIN/tmq-get" -F '\n' bench | wc -l)
 [ "$got" -eq "$N" ] || { echo "bench: read back $got of $N records" >&2; exit 1; }
 
 echo "records: $N"
-echo "tmq-put: $(rate "$N" "$t0" "$t1") records/s"
-echo "tmq-get: $(rate "$N" "$t1" "$t2") records/s"
-# The same on one core, to tell what the second core adds.
+put=$(rate "$N" "$t0" "$t1")
+get=$(rate "$N" "$t1" "$t2")
+echo "tmq-put: $put records/s"
+echo "tmq-get: $get records/s"
+# The same on one core, to tell what the second core adds; and per second
+# of CPU time (user + system), which a machine busy with other work changes
+# far less than the wall clock: the figure compared with the codec floor.
+cpu_rate() { awk -v n="$1" '{ printf "%.0f", n / ($1 + $2) }' "$2"; }
 if command -v taskset >/dev/null 2>&1; then
 	"$BIN/tmq-topic" create bench1 -k u32 -p 4
 	t0=$(now)
-	taskset -c 0 "$BIN/tmq-put" -K: bench1 <"$work/records"
+	/usr/bin/time -f '%U %S' -o "$work/put1.cpu" \
+	    taskset -c 0 "$BIN/tmq-put" -K: bench1 <"$work/records"
 	t1=$(now)
-	taskset -c 0 "$BIN/tmq-get" bench1 >/dev/null
+	/usr/bin/time -f '%U %S' -o "$work/get1.cpu" \
+	    taskset -c 0 "$BIN/tmq-get" bench1 >/dev/null
 	t2=$(now)
-	echo "tmq-put on one core: $(rate "$N" "$t0" "$t1") records/s"
-	echo "tmq-get on one core: $(rate "$N" "$t1" "$t2") records/s"
+	put1=$(rate "$N" "$t0" "$t1")
+	get1=$(rate "$N" "$t1" "$t2")
+	putc=$(cpu_rate "$N" "$work/put1.cpu")
+	getc=$(cpu_rate "$N" "$work/get1.cpu")
+	echo "tmq-put on one core: $put1 records/s, $putc records per CPU second"
+	echo "tmq-get on one core: $get1 records/s, $getc records per CPU second"
 fi
 echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
 echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
-"$FLOOR" <"$work/records"
+"$FLOOR" <"$work/records" | tee "$work/floor"
+# tmq against the best zlib baseline (a deflate or inflate stream reused for
+# every record), both per second of CPU time on one core: how many times
+# the baseline's rate each tool reaches, all its work included.
+ratio() {
+	awk -v what="$2" -v r="$3" -F': ' '
+	    index($1, "codec floor " what " (best zlib") == 1 {
+		printf "%.1f", r / $2; exit }' "$1"
+}
+if [ -n "${putc:-}" ]; then
+	echo "tmq-put vs best zlib encode (CPU time, one core): $(ratio "$work/floor" encode "$putc") times"
+	echo "tmq-get vs best zlib decode (CPU time, one core): $(ratio "$work/floor" decode "$getc") times"
+fi
 
 # Follow latency: a waiting tmq-get prints each record put one at a time.
 progress "follow latency..."
