@@ -5,6 +5,7 @@
 
 #include "base64.h"
 #include "escape.h"
+#include "jsontext.h"
 #include "printer.h"
 #include "timestamp.h"
 
@@ -45,6 +46,30 @@ put_key(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 	fwrite_unlocked(buf, 1, n, f);
 }
 
+/* A typed payload as it is, when it is strict JSON (a raw newline or
+ * carriage return there can only be white space, and would end the line:
+ * a space instead).  One that is not (NaN, Infinity, a lone surrogate
+ * escape: the library's json.dumps writes them, and json-c reads them) is
+ * given as a JSON string of its text, so that every line stays JSON. */
+static void
+put_typed(FILE *f, const unsigned char *s, size_t n)
+{
+	struct tmq_error e;
+	size_t i, run = 0;
+
+	if (tmq_json_strict_object(s, n, &e) < 0) {
+		tmq_escape_json(f, s, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\r') {
+			fwrite_unlocked(s + run, 1, i - run, f);
+			fputc_unlocked(' ', f);
+			run = i + 1;
+		}
+	fwrite_unlocked(s + run, 1, n - run, f);
+}
+
 void
 tmq_print_json(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 {
@@ -60,7 +85,10 @@ tmq_print_json(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 	put_u64(f, m->offset);
 	fputs_unlocked(",\"key\":", f);
 	n = tmq_key_format(t->key_width, m->key, buf);
-	if (t->key_width < 0)
+	/* u64 keys are strings, as in protobuf's JSON mapping: above 2^53
+	 * a JSON number loses digits in jq and JavaScript, and a field
+	 * whose type changed with its value would trip every consumer. */
+	if (t->key_width < 0 || t->key_width == 8)
 		tmq_escape_json(f, (const unsigned char *)buf, n);
 	else
 		fwrite_unlocked(buf, 1, n, f);
@@ -81,7 +109,7 @@ tmq_print_json(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 		fputc_unlocked('"', f);
 		break;
 	case TMQ_TYPED:
-		fwrite_unlocked(m->payload.data, 1, m->payload.len, f);
+		put_typed(f, m->payload.data, m->payload.len);
 		break;
 	}
 	fputc_unlocked('}', f);

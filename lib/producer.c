@@ -130,6 +130,11 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		    p->o.type_name);
 	if (pl.type == TMQ_TYPED && !tmq_json_is_object(pl.data, n))
 		return tmq_fail(e, "not a JSON object (-T %s)", p->o.type_name);
+	/* json-c lets NaN, Infinity and lone surrogate escapes through,
+	 * which JSON tools downstream refuse: nothing but JSON goes in. */
+	if (pl.type == TMQ_TYPED && tmq_json_strict_object(pl.data, n, e) < 0)
+		return tmq_fail_prefix(e, "not strict JSON (-T %s)",
+		    p->o.type_name);
 	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
 		return tmq_fail(e, "out of memory");
 	len = tmq_line_encode(&h->codec, t->key_width, key, tmq_now(), &pl,

@@ -399,6 +399,28 @@ Order {'id': 1}
 Order {'big': 18446744073709551615, 'a': [1, {'b': None}]}"
 }
 
+@test "tmq-put -T: only strict JSON: no NaN, Infinity or lone surrogate escape" {
+	mk ty -t Order
+	run --separate-stderr tmq-put -T Order ty '{"a":NaN}' '{"a": Infinity}' '{"a":[-Infinity]}'
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ty: message 1: not strict JSON (-T Order): NaN at byte 6 (JSON has no NaN or Infinity)
+tmq-put: ty: message 2: not strict JSON (-T Order): Infinity at byte 7 (JSON has no NaN or Infinity)
+tmq-put: ty: message 3: not strict JSON (-T Order): -Infinity at byte 7 (JSON has no NaN or Infinity)'
+	run --separate-stderr tmq-put -T Order ty < <(printf '%s\n' '{"s":"\ud800"}' '{"s":"\udc00"}' '{"s":"\ud800\u0041"}' '{"s":"x\ud800"}' '{"ok":"\ud83d\ude00 \u00e9"}' "{'a':1}" '{"a":1,}' '{"a":01}' '{"a":1} ')
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ty: record 1: not strict JSON (-T Order): lone surrogate escape \ud800 at byte 7
+tmq-put: ty: record 2: not strict JSON (-T Order): lone surrogate escape \udc00 at byte 7
+tmq-put: ty: record 3: not strict JSON (-T Order): lone surrogate escape \ud800 at byte 7
+tmq-put: ty: record 4: not strict JSON (-T Order): lone surrogate escape \ud800 at byte 8
+tmq-put: ty: record 6: not strict JSON (-T Order): expected a string key at byte 2
+tmq-put: ty: record 7: not strict JSON (-T Order): expected a string key at byte 8
+tmq-put: ty: record 8: not strict JSON (-T Order): expected '"'"','"'"' or '"'"'}'"'"' at byte 7'
+	# Only the good ones were written: a surrogate pair, and trailing
+	# white space.
+	run tmq-get ty
+	assert_output $'{"ok":"\\ud83d\\ude00 \\u00e9"}\n{"a":1} '
+}
+
 @test "tmq-put -T: JSON that is not an object, malformed JSON and unknown types are refused" {
 	mk ty -t Order,Refund
 	run --separate-stderr tmq-put -T Order ty '[1, 2]'

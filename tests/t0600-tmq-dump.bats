@@ -10,7 +10,8 @@ load test_helper
 # compare_with_expected DUMP [TOPIC]: DUMP (tmq-dump -J output) holds
 # exactly the messages of vectors/expected.jsonl (of TOPIC only, if given),
 # in order.  expected.jsonl has bytes payloads under "payload_b64", tmq-dump
-# under "payload"; nothing else is normalised.
+# under "payload"; and u64 keys as numbers, tmq-dump as strings (exact in
+# every JSON tool: see tmq-dump(1)); nothing else is normalised.
 compare_with_expected() {
 	python3 - "$VECTORS/expected.jsonl" "$1" "${2-}" <<'EOF'
 import json, sys
@@ -20,6 +21,8 @@ got = [json.loads(l) for l in open(got_path, encoding="utf-8")]
 for o in exp:
     if "payload_b64" in o:
         o["payload"] = o.pop("payload_b64")
+    if o["topic"] == "u64t":
+        o["key"] = str(o["key"])
 if topic:
     exp = [o for o in exp if o["topic"] == topic]
 bad = 0
@@ -65,6 +68,25 @@ make_corrupt_root() {
 	run --separate-stderr tmq-dump -J -d "$VECTORS/root" -- --group--workers
 	assert_success
 	assert_line --index 1 '{"topic":"--group--workers","partition":0,"offset":1,"key":1,"timestamp":1795867200.0,"type":"~~TWAIN~~JOINED","payload":{"tag":10870414539955817808}}'
+}
+
+@test "-J: every line is strict JSON, u64 keys are exact strings" {
+	require_vectors
+	local d=$TMQ_ROOT/ty
+	tmq-topic create -k u64 -t Order ty
+	tmq_write_line "$d" 0-20261125_0.tmf 8 18446744073709551615 1795597320 '{"a": NaN, "s": "\ud800"}' typed:0
+	tmq_write_line "$d" 0-20261125_0.tmf 8 9007199254740993 1795597321 $'{"ok":\n true}' typed:0
+	tmq-dump -J ty >"$BATS_TEST_TMPDIR/ty.jsonl"
+	assert_strict_jsonl "$BATS_TEST_TMPDIR/ty.jsonl"
+	run cat "$BATS_TEST_TMPDIR/ty.jsonl"
+	assert_line --index 0 '{"topic":"ty","partition":0,"offset":0,"key":"18446744073709551615","timestamp":1795597320.0,"type":"Order","payload":"{\"a\": NaN, \"s\": \"\\ud800\"}"}'
+	assert_line --index 1 '{"topic":"ty","partition":0,"offset":1,"key":"9007199254740993","timestamp":1795597321.0,"type":"Order","payload":{"ok":  true}}'
+	# The whole reference root, too.
+	tmq-dump -J -d "$VECTORS/root" >"$BATS_TEST_TMPDIR/all.jsonl"
+	assert_strict_jsonl "$BATS_TEST_TMPDIR/all.jsonl"
+	command -v jq >/dev/null || skip "jq is not installed"
+	run bash -c "jq -r 'select(.topic == \"u64t\") | .key' '$BATS_TEST_TMPDIR/all.jsonl' | grep -c '^18446744073709551615\$'"
+	assert_output "$(grep '"topic": "u64t"' "$VECTORS/expected.jsonl" | grep -c '"key": 18446744073709551615,')"
 }
 
 @test "--verify on the reference root" {

@@ -285,3 +285,46 @@ require_ref() {
 	TMPDIR=$BATS_TEST_TMPDIR source "$env"
 	python3 -c 'import twainmq' || skip "the library at $TWAINMQ_REF does not import"
 }
+
+# assert_strict_jsonl FILE: every line of FILE is one JSON value by the
+# letter of RFC 8259, as Debian's python3 reads it with NaN and Infinity
+# refused and every string checked for lone surrogates (json.loads lets
+# both through); and, when jq is installed, jq reads every line too.
+assert_strict_jsonl() {
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	run "$py" - "$1" <<'EOF'
+import json, sys
+
+def no_constant(name):
+    raise ValueError("not JSON: " + name)
+
+def walk(v):
+    if isinstance(v, str):
+        v.encode("utf-8")   # a lone surrogate cannot be encoded
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            walk(k)
+            walk(x)
+
+bad = n = 0
+for n, line in enumerate(open(sys.argv[1], "rb"), 1):
+    try:
+        walk(json.loads(line.decode("utf-8"), parse_constant=no_constant))
+    except (ValueError, UnicodeError) as e:
+        print("line %d: %s" % (n, e))
+        bad += 1
+print("%d lines, %d not strict JSON" % (n, bad))
+sys.exit(1 if bad else 0)
+EOF
+	assert_success
+	if command -v jq >/dev/null; then
+		run jq -c . "$1"
+		assert_success
+		[ "${#lines[@]}" -eq "$(wc -l <"$1")" ] ||
+		    fail "jq read ${#lines[@]} values from $(wc -l <"$1") lines"
+	fi
+}
