@@ -1153,4 +1153,152 @@ swap_commit() {
 		assert_line --regexp "^  $sub  +[a-z]"
 	done
 	assert_line --regexp '^      --to POS +reset: start, now, OFFSET, -N '
+# --- liveness and windows ----------------------------------------------------
+
+# past_end [GROUP]: a rebalance is under way and its window ended more
+# than 2 s ago (by describe --json).
+past_end() {
+	tmq-group describe --json "${1:-G}" | python3 -c '
+import json, sys, time
+d = json.load(sys.stdin)
+sys.exit(not (d["state"] == "rebalancing" and time.time() > d["rebalance_end"] + 2))'
+}
+
+# owns_all ID NPARTS [GROUP]: describe says member ID holds every partition
+# and is alive.
+owns_all() {
+	tmq-group describe --json "${3:-G}" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+want = list(range(int(sys.argv[2])))
+sys.exit(not (d["members"].get(sys.argv[1]) == want and d["alive"][sys.argv[1]] is True))' "$1" "$2"
+}
+
+@test "a lone member reads at once, whatever its window: members that left or died are not waited for" {
+	tmq-topic create -k u32 -p 4 ev
+	seq 1 40 | awk '{ print $1 " m" $1 }' | tmq-put -K ' ' ev
+	tmq-get -g G -n 5 ev >/dev/null
+	tmq-get -g G -n 5 ev >/dev/null
+	start_member k
+	wait_until settled 1 4
+	stop_bg k KILL
+	# An hour's window, and a bound far below it.
+	run --separate-stderr timeout 60 tmq-get -g G --window 3600 -n 10 ev
+	assert_success
+	assert_equal "${#lines[@]}" 10
+	# Its rebalance ended before its window: it wrote the ENDREBAL.
+	run bash -c "tmq-dump -J -- --group--G | tail -n 6 | grep -c '\"key\":4,.*\"type\":\"~~TWAIN~~ENDREBAL\"'"
+	assert_output 1
+}
+
+@test "a stopped member (SIGSTOP) keeps its partitions past the window while it lives" {
+	tmq-topic create -k u32 -p 4 ev
+	start_member a
+	wait_until settled 1 4
+	kill -STOP "$(cat "$BATS_TEST_TMPDIR/a.pid")"
+	start_bg b tmq-get -g G --window 1 -f ev
+	# b's window is over, and it still waits for a, which holds its lock.
+	wait_until past_end
+	run owns_all 1 4
+	assert_success
+	kill -CONT "$(cat "$BATS_TEST_TMPDIR/a.pid")"
+	wait_until settled 2 4
+	run settled 2 4
+	assert_output "1:0,2 2:1,3"
+}
+
+@test "a member blocked on a pipe nobody reads keeps its partitions until it reads on" {
+	tmq-topic create -k u32 -p 4 ev
+	# Far more than a pipe holds.
+	seq 1 30000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	exec 4<>"$BATS_TEST_TMPDIR/fifo"
+	tmq-get -g G --window 1 -f ev >"$BATS_TEST_TMPDIR/fifo" 2>"$BATS_TEST_TMPDIR/a.err" 3>&- 4>&- &
+	echo $! >"$BATS_TEST_TMPDIR/a.pid"
+	wait_until grep -q pipe_write "/proc/$(cat "$BATS_TEST_TMPDIR/a.pid")/wchan"
+	start_bg b tmq-get -g G --window 1 -f ev
+	wait_until past_end
+	run owns_all 1 4
+	assert_success
+	# The reader reads on: a answers, and the two share.
+	start_bg drain cat "$BATS_TEST_TMPDIR/fifo"
+	exec 4>&-
+	wait_until settled 2 4
+	run settled 2 4
+	assert_output "1:0,2 2:1,3"
+}
+
+@test "files beside the log: tmq-dump, list and the completions ignore the members' lock files" {
+	tmq-topic create -k u32 -p 4 ev
+	start_member a
+	wait_until settled 1 4
+	start_member b
+	wait_until settled 2 4
+	stop_bg b KILL
+	start_member c
+	wait_until settled 2 4
+	ls -A -- "$TMQ_ROOT/--group--G/.tmq" | grep -q '^live\.'
+	run --separate-stderr tmq-dump -- --group--G
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group &&
+	    _tmq_names "$2" topic' _ "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
+	assert_output $'G\nev'
+}
+
+@test "the library ignores the lock files: it lists the topics and reads the group's log" {
+	require_ref
+	tmq-topic create -k u32 -p 4 ev
+	start_member a
+	wait_until settled 1 4
+	ls -A -- "$TMQ_ROOT/--group--G/.tmq" | grep -q '^live\.'
+	n=$(log_length)
+	run python3 -c '
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+print(t.list_topics())
+c = t.consumer("--group--G", start_from="start")
+n = 0
+while c.poll() is not None:
+    n += 1
+print(n)' "$TMQ_ROOT"
+	assert_success
+	assert_output "['ev']"$'\n'"$n"
+}
+
+@test "a library member that does not answer gets the whole window, then the others go on; every message read" {
+	require_ref
+	make_seeded_topic
+	start_py py 2
+	wait_until settled 1 6 G -t ev
+	wait_until lines_at_least 30 "$BATS_TEST_TMPDIR/py.out"
+	kill -STOP "$(cat "$BATS_TEST_TMPDIR/py.pid")"
+	before=$(log_length)
+	start_bg tmq tmq-get -g G -f --window 3 --commit ev
+	# The library's member cannot be vouched for: the rebalance runs to
+	# the end of its window, then tmq takes everything.
+	wait_until settled 1 6 G -t ev
+	run python3 -c '
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
+begin = [m for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"][-1]
+end = [m for m in log if m["type"] == "~~TWAIN~~ENDREBAL" and m["offset"] > begin["offset"]][0]
+print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log.jsonl" "$before"
+	assert_output True
+	kill -CONT "$(cat "$BATS_TEST_TMPDIR/py.pid")"
+	put_batch 1 200 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 200 "$BATS_TEST_TMPDIR/tmq.out"
+	stop_py py
+	stop_bg tmq
+	# At least once: everything was read, by one or the other.
+	run python3 - "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/py.out" "$BATS_TEST_TMPDIR/tmq.out" <<-'EOF'
+	import sys
+	want = set(open(sys.argv[1]).read().split())
+	got = set(open(sys.argv[2]).read().split()) | set(open(sys.argv[3]).read().split())
+	print(len(want - got), "missing")
+	EOF
+	assert_output "0 missing"
 }
