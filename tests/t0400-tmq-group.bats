@@ -1153,6 +1153,8 @@ swap_commit() {
 		assert_line --regexp "^  $sub  +[a-z]"
 	done
 	assert_line --regexp '^      --to POS +reset: start, now, OFFSET, -N '
+}
+
 # --- liveness and windows ----------------------------------------------------
 
 # past_end [GROUP]: a rebalance is under way and its window ended more
