@@ -89,6 +89,21 @@ print_notice(void *arg, const char *msg)
 	tmq_warn(&cmd, "%s", msg);
 }
 
+/* Say the partitions whose files could not be read; how many. */
+static unsigned
+say_problems(const struct tmq_ginfo *gi)
+{
+	unsigned p;
+
+	if (gi->nproblems == 0)
+		return 0;
+	fflush(stdout);
+	for (p = 0; p < gi->nparts; p++)
+		if (gi->parts[p].problem != NULL)
+			tmq_warn(&cmd, "%s", gi->parts[p].problem);
+	return gi->nproblems;
+}
+
 /* Open a group, replay it, and open its topic. */
 static int
 load(struct args *a, const char *name, struct tmq_group *g,
@@ -280,6 +295,8 @@ do_describe(struct args *a, const char *name)
 		describe_json(&g, &gi);
 	else
 		describe_text(&g, &gi);
+	if (say_problems(&gi) > 0)
+		rc = TMQ_EXIT_FAIL;
 	if (a->have_maxlag)
 		for (p = 0; p < gi.nparts; p++)
 			if (gi.parts[p].lag > a->maxlag) {
@@ -355,6 +372,9 @@ do_list(struct args *a)
 		else
 			printf("%-24s %-24s %7s %12s\n", gname,
 			    g.topic ? g.topic : "-", "-", "-");
+		/* Its lag leaves out the partitions said here. */
+		if (have && say_problems(&gi) > 0)
+			rc = TMQ_EXIT_FAIL;
 		if (have)
 			tmq_ginfo_free(&gi);
 		tmq_group_close(&g);
@@ -438,6 +458,10 @@ do_reset(struct args *a, const char *name)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
+	/* Offsets computed without a partition's files could move it
+	 * anywhere: nothing is reset until every partition can be read. */
+	if (say_problems(&gi) > 0)
+		goto out;
 	/* Members known dead are not active: their partitions are free. */
 	if (gi.nmembers > gi.ndead && !a->force && !a->dry) {
 		unsigned n = gi.nmembers - gi.ndead;

@@ -159,6 +159,21 @@ sum_stats(const struct tmq_partstat *ps, unsigned n, uint64_t *msgs,
 	}
 }
 
+/* Say the partitions that could not be read; how many. */
+static unsigned
+say_problems(const struct tmq_partstat *ps, unsigned n)
+{
+	unsigned p, bad = 0;
+
+	for (p = 0; p < n; p++)
+		if (ps[p].problem != NULL) {
+			if (bad++ == 0)
+				fflush(stdout);
+			tmq_warn(&cmd, "%s", ps[p].problem);
+		}
+	return bad;
+}
+
 static int
 do_list(const struct args *a)
 {
@@ -191,7 +206,7 @@ do_list(const struct args *a)
 			continue;
 		}
 		if (tmq_topic_open(fd, names[i], &t, &e) < 0 ||
-		    tmq_topic_stat(&t, &ps, &e) < 0) {
+		    tmq_topic_stat_each(&t, &ps, &e) < 0) {
 			tmq_report(&cmd, &e);
 			rc = TMQ_EXIT_FAIL;
 			if (t.name)
@@ -209,6 +224,9 @@ do_list(const struct args *a)
 			printf("%-24s %-8s %4u %12llu %14llu\n", t.name, kt,
 			    t.partitions, (unsigned long long)msgs,
 			    (unsigned long long)bytes);
+		/* The other partitions were counted; this one is said. */
+		if (say_problems(ps, t.partitions) > 0)
+			rc = TMQ_EXIT_FAIL;
 		tmq_topic_stat_free(ps, t.partitions);
 		tmq_topic_close(&t);
 	}
@@ -316,7 +334,7 @@ do_info(const struct args *a, const char *name)
 	struct tmq_error e;
 	struct tmq_topic t;
 	struct tmq_partstat *ps;
-	int fd;
+	int fd, rc;
 
 	if (open_root(a, 0, &fd) < 0)
 		return TMQ_EXIT_FAIL;
@@ -325,7 +343,7 @@ do_info(const struct args *a, const char *name)
 		return tmq_report(&cmd, &e);
 	}
 	close(fd);
-	if (tmq_topic_stat(&t, &ps, &e) < 0) {
+	if (tmq_topic_stat_each(&t, &ps, &e) < 0) {
 		tmq_topic_close(&t);
 		return tmq_report(&cmd, &e);
 	}
@@ -333,9 +351,10 @@ do_info(const struct args *a, const char *name)
 		info_json(&t, ps);
 	else
 		info_text(&t, ps);
+	rc = say_problems(ps, t.partitions) > 0 ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 	tmq_topic_stat_free(ps, t.partitions);
 	tmq_topic_close(&t);
-	return TMQ_EXIT_OK;
+	return rc;
 }
 
 /* One answer a key, so that the output lines up with the keys (paste):

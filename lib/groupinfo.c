@@ -43,7 +43,9 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 	unsigned p, i, j;
 
 	memset(gi, 0, sizeof *gi);
-	if (tmq_topic_stat(t, &ps, e) < 0)
+	/* A partition whose files cannot be read is left out, not the
+	 * whole group: its problem is the caller's to say. */
+	if (tmq_topic_stat_each(t, &ps, e) < 0)
 		return -1;
 	gi->nparts = t->partitions;
 	gi->parts = calloc(t->partitions, sizeof *gi->parts);
@@ -58,6 +60,12 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		uint64_t from;
 
 		gp->partition = p;
+		if (ps[p].problem != NULL) {
+			gp->problem = ps[p].problem;
+			ps[p].problem = NULL;
+			gi->nproblems++;
+			continue;
+		}
 		gp->first = ps[p].first;
 		gp->end = ps[p].end;
 		gp->committed = tmq_group_committed(g, p);
@@ -107,6 +115,10 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 void
 tmq_ginfo_free(struct tmq_ginfo *gi)
 {
+	unsigned p;
+
+	for (p = 0; gi->parts != NULL && p < gi->nparts; p++)
+		free(gi->parts[p].problem);
 	free(gi->parts);
 	free(gi->members);
 	free(gi->alive);

@@ -16,6 +16,8 @@ struct tmq_gpart {
 	uint64_t lag;
 	int has_owner;
 	uint32_t owner;
+	char *problem;		/* why its files could not be read (first,
+				 * end and lag are then 0), or NULL */
 };
 
 struct tmq_ginfo {
@@ -26,6 +28,7 @@ struct tmq_ginfo {
 	uint32_t *members;		/* their ids, ascending */
 	enum tmq_liveness *alive;	/* each one's lock, probed */
 	unsigned ndead;			/* of them, known dead */
+	unsigned nproblems;		/* partitions with a problem */
 };
 
 /* Compute from a replayed group and its topic. */

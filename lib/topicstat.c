@@ -88,10 +88,11 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	return 0;
 }
 
-int
-tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
+static int
+stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
     struct tmq_error *e)
 {
+	int nbad = 0;
 	struct tmq_partstat *ps;
 	struct tmq_pfile *files;
 	size_t n, i, j;
@@ -123,20 +124,50 @@ tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
 		s->nfiles = j - i;
 		for (size_t k = 0; k < s->nfiles; k++) {
 			s->files[k].pf = files[i + k];
-			if (stat_file(t, &s->files[k], e) < 0)
-				goto bad;
+			if (stat_file(t, &s->files[k], e) < 0) {
+				if (!each)
+					goto bad;
+				/* Said by the caller; the others count. */
+				s->problem = strdup(e->msg);
+				if (s->problem == NULL) {
+					tmq_fail(e, "out of memory");
+					goto bad;
+				}
+				free(s->files);
+				s->files = NULL;
+				s->nfiles = 0;
+				s->bytes = 0;
+				nbad++;
+				break;
+			}
 			s->bytes += s->files[k].bytes;
 		}
+		if (s->nfiles == 0)
+			continue;
 		s->first = s->files[0].pf.first;
 		s->end = s->files[s->nfiles - 1].end;
 	}
 	free(files);
 	*out = ps;
-	return 0;
+	return nbad;
 bad:
 	free(files);
 	tmq_topic_stat_free(ps, t->partitions);
 	return -1;
+}
+
+int
+tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
+    struct tmq_error *e)
+{
+	return stat_all(t, 0, out, e);
+}
+
+int
+tmq_topic_stat_each(const struct tmq_topic *t, struct tmq_partstat **out,
+    struct tmq_error *e)
+{
+	return stat_all(t, 1, out, e);
 }
 
 void
@@ -146,7 +177,9 @@ tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n)
 
 	if (ps == NULL)
 		return;
-	for (p = 0; p < n; p++)
+	for (p = 0; p < n; p++) {
 		free(ps[p].files);
+		free(ps[p].problem);
+	}
 	free(ps);
 }

@@ -23,10 +23,18 @@ struct tmq_partstat {
 	uint64_t bytes;
 	struct tmq_filestat *files;
 	size_t nfiles;
+	char *problem;		/* tmq_topic_stat_each: why it could not be
+				 * read (its figures are then 0), or NULL */
 };
 
-/* Stats of every partition of t (array of t->partitions). */
+/* Stats of every partition of t (array of t->partitions); a partition
+ * that cannot be read fails the whole. */
 int tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
+    struct tmq_error *e);
+/* The same for showing: a partition that cannot be read (a planted FIFO,
+ * a corrupt file) gets a problem, with "TOPIC: " before it, and the others
+ * are counted.  Returns the number of such partitions, or -1. */
+int tmq_topic_stat_each(const struct tmq_topic *t, struct tmq_partstat **out,
     struct tmq_error *e);
 void tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n);
 

@@ -414,6 +414,26 @@ EOF
 import json, sys
 print(sorted(json.loads(sys.argv[1])["committed"].items()))' "$output"
 	assert_output "[('0', 1), ('1', 0), ('2', 1)]"
+	# Listings count the other partitions, and say the bad one.
+	planted fifo
+	run --separate-stderr timeout 20 tmq-topic list -l
+	assert_failure 1
+	assert_line --regexp '^three +u16 +3 +2 +[0-9]+$'
+	assert_stderr 'tmq-topic: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)'
+	run --separate-stderr timeout 20 tmq-topic info --json three
+	assert_failure 1
+	run python3 -c '
+import json, sys
+print([p["end"] for p in json.loads(sys.argv[1])["partitions"]])' "$output"
+	assert_output '[1, 0, 1]'
+	timeout 20 tmq-get -g R three >/dev/null 2>&1 || :
+	run --separate-stderr timeout 20 tmq-group describe R
+	assert_failure 1
+	assert_line --regexp '^2 +0 +1 +1 +-$'
+	# No reset from figures that leave a partition out.
+	run --separate-stderr timeout 20 tmq-group reset R --to now --force
+	assert_failure 1
+	assert_stderr 'tmq-group: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)'
 	# Put into a partition whose file is a FIFO fails; the messages for
 	# the others land.
 	rm -rf "$TMQ_ROOT/plain"/*
