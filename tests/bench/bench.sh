@@ -128,3 +128,77 @@ echo "tmq-group describe: $(ms "$t2" "$t3") ms"
 echo "tmq-group describe, 1000 lines past the snapshot: $(ms "$t4" "$t5") ms"
 echo "tmq-get -g join and read 1 (window ${W} s): $(ms "$t5" "$t6") ms"
 echo "tmq-group describe, short log, topic of $N records: $(ms "$t7" "$t8") ms"
+
+# Groups: joins and handovers, with the default window (5 s): a rebalance
+# ends as soon as every member that may be alive has offered, so none of
+# these sits the window out.  Handovers are timed from the signal to the
+# REBALCONFIRM (by its timestamp in the log) in which the member left holds
+# every partition; a dead member is found by its lock, probed every 0.5 s.
+progress "group joins and handovers..."
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# confirmed GROUP KEY NPARTS T0: wait until member KEY confirmed NPARTS
+# partitions after T0; print the confirm's timestamp.
+confirmed() {
+	"$BIN/tmq-dump" -J -- "--group--$1" 2>/dev/null | python3 -c '
+import json, sys
+key, n, t0 = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+for l in sys.stdin:
+    m = json.loads(l)
+    if (m["key"] == key and m["type"] == "~~TWAIN~~REBALCONFIRM" and
+            m["timestamp"] > t0 and len(m["payload"]["partitions"]) == n):
+        print(m["timestamp"])
+        sys.exit(0)
+sys.exit(1)' "$2" "$3" "$4"
+}
+wait_confirmed() {
+	i=0
+	until confirmed "$@"; do
+		i=$((i + 1))
+		[ "$i" -lt 3000 ] || { echo "bench: no confirm from member $2 of $1" >&2; exit 1; }
+		sleep 0.01
+	done
+}
+"$BIN/tmq-topic" create gj -k u32 -p 4
+head -n 1000 "$work/records" | "$BIN/tmq-put" -K: gj
+: >"$work/lone"
+for i in 1 2 3 4 5; do
+	t0=$(now)
+	"$BIN/tmq-get" -g lone -n 10 gj >/dev/null
+	t1=$(now)
+	echo "$(ms "$t0" "$t1")" >>"$work/lone"
+done
+: >"$work/second"
+for i in 1 2 3 4 5; do
+	"$BIN/tmq-get" -g "second$i" -f gj >/dev/null &
+	first=$!
+	wait_confirmed "second$i" 1 4 0 >/dev/null
+	t0=$(now)
+	"$BIN/tmq-get" -g "second$i" -n 1 gj >/dev/null
+	t1=$(now)
+	echo "$(ms "$t0" "$t1")" >>"$work/second"
+	kill "$first"
+	wait "$first" || :
+done
+for sig in TERM KILL; do
+	: >"$work/$sig"
+	for i in 1 2 3 4 5; do
+		g="$sig$i"
+		"$BIN/tmq-get" -g "$g" -f gj >/dev/null &
+		a=$!
+		wait_confirmed "$g" 1 4 0 >/dev/null
+		"$BIN/tmq-get" -g "$g" -f gj >/dev/null &
+		b=$!
+		wait_confirmed "$g" 2 2 0 >/dev/null
+		t0=$(now)
+		kill "-$sig" "$b"
+		wait "$b" 2>/dev/null || :
+		t1=$(wait_confirmed "$g" 1 4 "$t0")
+		echo "$(ms "$t0" "$t1")" >>"$work/$sig"
+		kill "$a"
+		wait "$a" || :
+	done
+done
+echo "tmq-get -g, a lone member joins and reads 10 (median of 5): $(median <"$work/lone") ms"
+echo "tmq-get -g, a second member joins a running one and reads 1 (median of 5): $(median <"$work/second") ms"
+echo "group handover after SIGTERM (median of 5): $(median <"$work/TERM") ms"
+echo "group handover after SIGKILL (median of 5): $(median <"$work/KILL") ms"
