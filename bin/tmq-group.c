@@ -8,13 +8,14 @@
 #include "confirm.h"
 #include "groupinfo.h"
 #include "linereader.h"
+#include "metrics.h"
 #include "names.h"
 #include "position.h"
 #include "root.h"
 #include "timestamp.h"
 
 enum { OPT_JSON = 256, OPT_MAXLAG, OPT_WINDOW, OPT_TO, OPT_SHIFT, OPT_DRY,
-	OPT_FORCE };
+	OPT_FORCE, OPT_PROM };
 
 enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE };
 
@@ -39,6 +40,9 @@ static const struct tmq_option options[] = {
 	    TMQ_ON(DESCRIBE) | TMQ_ON(RESET), 0 },
 	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
 	    TMQ_ON(LIST) | TMQ_ON(DESCRIBE), 0 },
+	{ "prometheus", OPT_PROM, NULL, TMQ_ARG_NONE,
+	    "print Prometheus metrics (node_exporter's textfile format)",
+	    TMQ_ON(LIST), 0 },
 	{ "max-lag", OPT_MAXLAG, "N", TMQ_ARG_WORD,
 	    "exit 1 when a partition lags by more than N", TMQ_ON(DESCRIBE),
 	    0 },
@@ -74,7 +78,7 @@ static const struct tmq_cmd cmd = {
 
 struct args {
 	const char *root, *topic, *parts;
-	int json, yes, dry, force, have_to, have_shift, have_maxlag;
+	int json, prom, yes, dry, force, have_to, have_shift, have_maxlag;
 	struct tmq_position to;
 	int64_t shift;
 	uint64_t maxlag;
@@ -317,6 +321,7 @@ out:
 static int
 do_list(struct args *a)
 {
+	struct tmq_metrics m;
 	struct tmq_error e;
 	char **names;
 	size_t n, i, shown = 0;
@@ -324,9 +329,10 @@ do_list(struct args *a)
 
 	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
 		return tmq_report(&cmd, &e);
+	tmq_metrics_init(&m);
 	if (a->json)
 		putchar('[');
-	else if (n > 0)
+	else if (n > 0 && !a->prom)
 		printf("%-24s %-24s %7s %12s\n", "GROUP", "TOPIC", "MEMBERS",
 		    "LAG");
 	for (i = 0; i < n; i++) {
@@ -352,7 +358,25 @@ do_list(struct args *a)
 				have = 1;
 			tmq_topic_close(&t);
 		}
-		if (a->json) {
+		if (a->prom) {
+			/* Metrics are for monitoring: what cannot be measured
+			 * is said, on stderr and in a comment, not skipped. */
+			if (!have && g.topic == NULL)
+				printf("# group \"%s\": its topic is not recorded "
+				    "(name it with tmq-group describe -t): no "
+				    "partition metrics\n", gname);
+			else if (!have) {
+				tmq_report(&cmd, &e);
+				rc = TMQ_EXIT_FAIL;
+				printf("# group \"%s\": its topic cannot be read: "
+				    "no partition metrics\n", gname);
+			}
+			if (tmq_metrics_add_group(&m, &g, have ? &gi : NULL,
+			    &e) < 0) {
+				tmq_report(&cmd, &e);
+				rc = TMQ_EXIT_FAIL;
+			}
+		} else if (a->json) {
 			printf("%s{\"group\":\"%s\",\"topic\":", shown++ ? "," : "",
 			    gname);
 			if (g.topic)
@@ -381,6 +405,8 @@ do_list(struct args *a)
 	}
 	if (a->json)
 		puts("]");
+	tmq_metrics_print(&m, stdout);
+	tmq_metrics_free(&m);
 	tmq_names_free(names, n);
 	return rc;
 }
@@ -575,6 +601,7 @@ main(int argc, char **argv)
 		case OPT_DRY: a.dry = 1; break;
 		case OPT_FORCE: a.force = 1; break;
 		case OPT_JSON: a.json = 1; break;
+		case OPT_PROM: a.prom = 1; break;
 		case OPT_MAXLAG:
 			if (tmq_parse_u64(optarg, 0, UINT64_MAX, &a.maxlag, &e) < 0)
 				return tmq_usage_error(&cmd, "--max-lag: %s", e.msg);
@@ -612,6 +639,9 @@ main(int argc, char **argv)
 		return TMQ_EXIT_USAGE;
 	if (sub == RESET && !a.have_to && !a.have_shift)
 		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
+	if (a.prom && a.json)
+		return tmq_usage_error(&cmd,
+		    "--prometheus and --json exclude each other");
 	if (tmq_root_open_opt(a.root, 0, &a.rootfd, &e) < 0)
 		return tmq_report(&cmd, &e);
 	switch (sub) {

@@ -9,6 +9,7 @@
 #include "confirm.h"
 #include "escape.h"
 #include "keys.h"
+#include "metrics.h"
 #include "partitioner.h"
 #include "progress.h"
 #include "prune.h"
@@ -17,7 +18,7 @@
 #include "topic.h"
 #include "topicstat.h"
 
-enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY };
+enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY, OPT_PROM };
 
 enum { CREATE, LIST, INFO, PARTITION, PRUNE, DELETE };
 
@@ -49,6 +50,9 @@ static const struct tmq_option options[] = {
 	    "add key type, partitions, messages and bytes", TMQ_ON(LIST), 0 },
 	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
 	    TMQ_ON(LIST) | TMQ_ON(INFO), 0 },
+	{ "prometheus", OPT_PROM, NULL, TMQ_ARG_NONE,
+	    "print Prometheus metrics (node_exporter's textfile format)",
+	    TMQ_ON(LIST), 0 },
 	{ "null", '0', NULL, TMQ_ARG_NONE,
 	    "keys on stdin end with NUL, not newline", TMQ_ON(PARTITION), 0 },
 	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
@@ -79,7 +83,7 @@ struct args {
 	int width;		/* -k, u16 by default as in the library */
 	int dry;
 	unsigned long partitions;
-	int lng, yes, json, null;
+	int lng, yes, json, prom, null;
 };
 
 static int
@@ -177,6 +181,7 @@ say_problems(const struct tmq_partstat *ps, unsigned n)
 static int
 do_list(const struct args *a)
 {
+	struct tmq_metrics m;
 	struct tmq_error e;
 	char **names, kt[16];
 	size_t n, i, shown = 0;
@@ -188,6 +193,7 @@ do_list(const struct args *a)
 		close(fd);
 		return tmq_report(&cmd, &e);
 	}
+	tmq_metrics_init(&m);
 	if (a->json)
 		fputs("[", stdout);
 	for (i = 0; i < n; i++) {
@@ -195,7 +201,7 @@ do_list(const struct args *a)
 		struct tmq_partstat *ps;
 		uint64_t msgs, bytes;
 
-		if (!a->lng && !a->json) {
+		if (!a->lng && !a->json && !a->prom) {
 			/* A name that is no name (a co-user's file named with
 			 * escapes or a newline) is said, escaped, not listed. */
 			if (tmq_topic_name_check(names[i], &e) < 0) {
@@ -215,7 +221,12 @@ do_list(const struct args *a)
 		}
 		sum_stats(ps, t.partitions, &msgs, &bytes);
 		tmq_keytype_name(t.key_width, kt, sizeof kt);
-		if (a->json)
+		if (a->prom) {
+			if (tmq_metrics_add_topic(&m, &t, ps, &e) < 0) {
+				tmq_report(&cmd, &e);
+				rc = TMQ_EXIT_FAIL;
+			}
+		} else if (a->json)
 			printf("%s{\"name\":\"%s\",\"key_type\":\"%s\","
 			    "\"partitions\":%u,\"messages\":%llu,\"bytes\":%llu}",
 			    shown++ ? "," : "", t.name, kt, t.partitions,
@@ -232,6 +243,8 @@ do_list(const struct args *a)
 	}
 	if (a->json)
 		puts("]");
+	tmq_metrics_print(&m, stdout);
+	tmq_metrics_free(&m);
 	tmq_names_free(names, n);
 	close(fd);
 	return rc;
@@ -526,7 +539,7 @@ main(int argc, char **argv)
 	struct args a = { .partitions = 1, .width = 2 };
 	struct tmq_error e;
 	uint64_t v;
-	int c;
+	int c, sub;
 
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
@@ -545,6 +558,7 @@ main(int argc, char **argv)
 		case 'y': a.yes = 1; break;
 		case '0': a.null = 1; break;
 		case OPT_JSON: a.json = 1; break;
+		case OPT_PROM: a.prom = 1; break;
 		case OPT_BEFORE: a.before = optarg; break;
 		case OPT_ARCHIVE: a.archive = optarg; break;
 		case OPT_DRY: a.dry = 1; break;
@@ -553,7 +567,12 @@ main(int argc, char **argv)
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
-	switch (tmq_subcommand(&cmd, argc, argv)) {
+	if ((sub = tmq_subcommand(&cmd, argc, argv)) < 0)
+		return TMQ_EXIT_USAGE;
+	if (a.prom && (a.json || a.lng))
+		return tmq_usage_error(&cmd, "--prometheus and %s exclude each "
+		    "other", a.json ? "--json" : "-l");
+	switch (sub) {
 	case CREATE: return do_create(&a, argv[optind]);
 	case LIST: return do_list(&a);
 	case INFO: return do_info(&a, argv[optind]);

@@ -124,6 +124,9 @@ tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
 		const struct tmq_filestat *newest = NULL;
 		char num[40];
 
+		/* Figures of 0 would lie: the tool says the problem. */
+		if (s->problem != NULL)
+			continue;
 		if (add_u64(m, F_PART_END, NULL, t->name, p, s->end, e) < 0 ||
 		    add_u64(m, F_PART_FIRST, NULL, t->name, p, s->first, e) < 0 ||
 		    add_u64(m, F_PART_BYTES, NULL, t->name, p, s->bytes, e) < 0)
@@ -154,12 +157,16 @@ tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
 		return -1;
 	if (gi == NULL)
 		return 0;
-	if (add_u64(m, F_GROUP_MEMBERS, g->name, topic, -1, gi->nmembers,
-	    e) < 0)
+	/* Members known dead (liveness.h) hold no partitions that anyone
+	 * reads: they are not counted. */
+	if (add_u64(m, F_GROUP_MEMBERS, g->name, topic, -1,
+	    gi->nmembers - gi->ndead, e) < 0)
 		return -1;
 	for (p = 0; p < gi->nparts; p++) {
 		const struct tmq_gpart *gp = &gi->parts[p];
 
+		if (gp->problem != NULL)
+			continue;
 		/* Not committed, or committed as "from now" before any
 		 * offset was read: no offset to show. */
 		if (gp->committed >= 0 && add_u64(m, F_GROUP_COMMITTED,

@@ -23,11 +23,13 @@ struct tmq_metrics {
 
 void tmq_metrics_init(struct tmq_metrics *m);
 /* Per partition of t: end and first offsets, bytes, the newest message's
- * time (where it has one). */
+ * time (where it has one); nothing for a partition with a problem
+ * (tmq_topic_stat_each), which the caller reports. */
 int tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
     const struct tmq_partstat *ps, struct tmq_error *e);
-/* Per group: members, rebalance in progress; per partition (gi, NULL when
- * the group's topic is unknown): committed offset, lag, owned. */
+/* Per group: members (known dead ones left out), rebalance in progress;
+ * per partition (gi, NULL when the group's topic is unknown): committed
+ * offset, lag, owned; nothing for a partition with a problem. */
 int tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
     const struct tmq_ginfo *gi, struct tmq_error *e);
 void tmq_metrics_print(const struct tmq_metrics *m, FILE *out);

@@ -166,7 +166,7 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 		assert_success
 		assert_stderr ""
 		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...]"
-		assert_line --index 1 "       tmq-topic list [-l] [--json]"
+		assert_line --index 1 "       tmq-topic list [-l] [--json] [--prometheus]"
 		assert_line --partial -- "-k, --key-type TYPE"
 		assert_line --partial -- "-y, --yes"
 		assert_line --partial -- "--json"

@@ -33,6 +33,15 @@ load test_helper
 	assert_output --partial 'ERROR disk almost full'
 	grep -aq 'handled {"user":"ann","event":"login"}' handled.log
 	grep -q '"event":"click"' followed.txt
+	# The monitoring block's metrics, and the alert rules name metrics
+	# that it printed.
+	grep -q '^tmq_partition_end_offset{topic="events",partition="0"} ' tmq-topics.prom
+	run awk '/^```yaml$/, /^```$/' "$src/README.md"
+	names=$(grep -o 'tmq_[a-z_]*' <<<"$output" | sort -u)
+	[ "$(wc -w <<<"$names")" -ge 2 ]
+	for m in $names; do
+		grep -q "^$m{" tmq.prom
+	done
 }
 
 @test "README: the kcat block runs against a broker only when one is given" {

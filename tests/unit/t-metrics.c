@@ -126,6 +126,30 @@ main(void)
 	free(s);
 	tmq_metrics_free(&m);
 
+	/* A partition that could not be read has no samples (its figures
+	 * are 0, which would lie), and dead members are not counted. */
+	tmq_metrics_init(&m);
+	ps[0].problem = "ev: partition 0: unreadable";
+	gp[0].problem = "ev: partition 0: unreadable";
+	gi.nmembers = 2;
+	gi.ndead = 1;
+	t.partitions = 1;
+	gi.nparts = 1;
+	g.rebalancing = 0;
+	is_int(tmq_metrics_add_topic(&m, &t, ps, &e), 0, "add a topic");
+	is_int(tmq_metrics_add_group(&m, &g, &gi, &e), 0, "add a group");
+	s = print(&m);
+	is_str(s,
+	    "# HELP tmq_group_members Members holding a share of the group's partitions.\n"
+	    "# TYPE tmq_group_members gauge\n"
+	    "tmq_group_members{group=\"G\",topic=\"e\\\"v\"} 1\n"
+	    "# HELP tmq_group_rebalancing 1 while a rebalance of the group is in progress, else 0.\n"
+	    "# TYPE tmq_group_rebalancing gauge\n"
+	    "tmq_group_rebalancing{group=\"G\",topic=\"e\\\"v\"} 0\n",
+	    "no samples for a partition with a problem; dead members not counted");
+	free(s);
+	tmq_metrics_free(&m);
+
 	/* Nothing gathered: nothing printed. */
 	tmq_metrics_init(&m);
 	s = print(&m);

@@ -1,0 +1,235 @@
+#!/usr/bin/env bats
+# t0450-metrics: tmq-topic list --prometheus and tmq-group list --prometheus
+# print Prometheus' text exposition format, as node_exporter's textfile
+# collector reads it.  Every output is read by a real parser (Debian's
+# python3-prometheus-client, under /usr/bin/python3: the python3 on PATH
+# may be another) and checked by value against what the test set up:
+# offsets, bytes and times of partitions written with known timestamps;
+# commits, lag, owners, members and a rebalance of groups.
+
+load test_helper
+
+teardown() {
+	local pid
+	for pid in ${STOP_PIDS-}; do
+		kill -CONT "$pid" 2>/dev/null || :
+		kill -TERM "$pid" 2>/dev/null || :
+		wait "$pid" 2>/dev/null || :
+	done
+}
+
+require_parser() {
+	/usr/bin/python3 -c 'import prometheus_client.parser' 2>/dev/null ||
+	    skip "Debian's python3-prometheus-client is not installed (apt-get install -y python3-prometheus-client)"
+}
+
+# prom_parse: parse stdin with prometheus_client; print per family
+# "# NAME TYPE HELP", then per sample "NAME{k="v",...} VALUE" (labels
+# sorted, integral values as integers).  Also checks what the parser lets
+# pass: every sample has HELP and TYPE before it, each family appears in
+# one block, names and labels are well formed.
+prom_parse() {
+	/usr/bin/python3 -c '
+import re, sys
+from prometheus_client.parser import text_string_to_metric_families
+text = sys.stdin.read()
+seen, last = set(), None
+for line in text.splitlines():
+    if line.startswith("# HELP ") or line.startswith("# TYPE "):
+        continue
+    assert not line.startswith("#") or line.startswith("# "), line
+    if line.startswith("#"):
+        continue
+    name = re.match(r"[a-zA-Z_:][a-zA-Z0-9_:]*", line).group(0)
+    assert name.startswith("tmq_"), name
+    if name != last:
+        assert name not in seen, "family %s in two blocks" % name
+        assert ("# TYPE %s gauge" % name) in text, name
+        seen.add(name)
+        last = name
+for fam in text_string_to_metric_families(text):
+    print("# %s %s %s" % (fam.name, fam.type, fam.documentation))
+    for s in fam.samples:
+        v = int(s.value) if s.value == int(s.value) else s.value
+        labels = ",".join("%s=\"%s\"" % kv for kv in sorted(s.labels.items()))
+        print("%s{%s} %s" % (s.name, labels, v))
+'
+}
+
+# --- topics -------------------------------------------------------------
+
+@test "tmq-topic list --prometheus: per partition end and first offsets, bytes, newest message time" {
+	require_parser
+	local d=$TMQ_ROOT/ev
+	tmq-topic create ev -k u8 -p 3
+	tmq-topic create empty -k u32
+	# Partition 0: two day files, the first from offset 0, the second
+	# (after a prune) from offset 5.  Partition 1: one file.  Partition 2:
+	# nothing.
+	tmq_write_line "$d" 0-20261125_5.tmf u8 0 1795597200.25 a5
+	tmq_write_line "$d" 0-20261125_5.tmf u8 0 1795597201 a6
+	tmq_write_line "$d" 0-20261126_7.tmf u8 0 1795683600.5 a7
+	tmq_write_line "$d" 1-20261125_0.tmf u8 1 1795597300 b0
+	b0=$(wc -c <"$d/0-20261125_5.tmf") b1=$(wc -c <"$d/0-20261126_7.tmf")
+	b2=$(wc -c <"$d/1-20261125_0.tmf")
+	run --separate-stderr tmq-topic list --prometheus
+	assert_success
+	assert_stderr ""
+	run prom_parse <<<"$output"
+	assert_success
+	assert_output "# tmq_partition_end_offset gauge Offset the next message put to the partition will take.
+tmq_partition_end_offset{partition=\"0\",topic=\"empty\"} 0
+tmq_partition_end_offset{partition=\"0\",topic=\"ev\"} 8
+tmq_partition_end_offset{partition=\"1\",topic=\"ev\"} 1
+tmq_partition_end_offset{partition=\"2\",topic=\"ev\"} 0
+# tmq_partition_first_offset gauge Offset of the oldest message still on disk (pruning raises it).
+tmq_partition_first_offset{partition=\"0\",topic=\"empty\"} 0
+tmq_partition_first_offset{partition=\"0\",topic=\"ev\"} 5
+tmq_partition_first_offset{partition=\"1\",topic=\"ev\"} 0
+tmq_partition_first_offset{partition=\"2\",topic=\"ev\"} 0
+# tmq_partition_size_bytes gauge Bytes in the partition's files.
+tmq_partition_size_bytes{partition=\"0\",topic=\"empty\"} 0
+tmq_partition_size_bytes{partition=\"0\",topic=\"ev\"} $((b0 + b1))
+tmq_partition_size_bytes{partition=\"1\",topic=\"ev\"} $b2
+tmq_partition_size_bytes{partition=\"2\",topic=\"ev\"} 0
+# tmq_partition_newest_message_timestamp_seconds gauge Time of the partition's newest message, in Unix seconds.
+tmq_partition_newest_message_timestamp_seconds{partition=\"0\",topic=\"ev\"} 1795683600.5
+tmq_partition_newest_message_timestamp_seconds{partition=\"1\",topic=\"ev\"} 1795597300"
+}
+
+@test "tmq-topic list --prometheus: the exposition text as node_exporter reads it" {
+	tmq-topic create ev -k u8
+	tmq-put ev one
+	run --separate-stderr tmq-topic list --prometheus
+	assert_success
+	assert_line --index 0 '# HELP tmq_partition_end_offset Offset the next message put to the partition will take.'
+	assert_line --index 1 '# TYPE tmq_partition_end_offset gauge'
+	assert_line --index 2 'tmq_partition_end_offset{topic="ev",partition="0"} 1'
+	# Every line is a HELP, a TYPE or a sample; the last ends with a newline.
+	run grep -cEv '^(# (HELP|TYPE) tmq_[a-z_]+ .+|tmq_[a-z_]+\{[a-z]+="[^"]*"(,[a-z]+="[^"]*")*\} [0-9.]+)$' \
+	    <(tmq-topic list --prometheus)
+	assert_output 0
+	[ "$(tmq-topic list --prometheus | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
+}
+
+@test "tmq-topic list --prometheus on an empty root prints nothing" {
+	mkdir -p "$TMQ_ROOT"
+	run --separate-stderr tmq-topic list --prometheus
+	assert_success
+	assert_output ""
+	assert_stderr ""
+}
+
+@test "--prometheus excludes -l and --json, and belongs to list only" {
+	tmq-topic create ev
+	run --separate-stderr tmq-topic list --prometheus --json
+	assert_usage_error tmq-topic "--prometheus and --json exclude each other"
+	run --separate-stderr tmq-topic list -l --prometheus
+	assert_usage_error tmq-topic "--prometheus and -l exclude each other"
+	run --separate-stderr tmq-group list --json --prometheus
+	assert_usage_error tmq-group "--prometheus and --json exclude each other"
+	run --separate-stderr tmq-topic info ev --prometheus
+	assert_equal "$status" 2
+	[[ $stderr == *"--prometheus"* ]]
+	run --separate-stderr tmq-group describe G --prometheus
+	assert_equal "$status" 2
+	[[ $stderr == *"--prometheus"* ]]
+}
+
+@test "--prometheus reports a failed write to standard output" {
+	tmq-topic create ev
+	tmq-put ev one
+	tmq-get -g G -P 0 -n 1 ev >/dev/null
+	run --separate-stderr bash -c 'tmq-topic list --prometheus >/dev/full'
+	assert_failure 1
+	assert_stderr "tmq-topic: write error on standard output"
+	run --separate-stderr bash -c 'tmq-group list --prometheus >/dev/full'
+	assert_failure 1
+	assert_stderr "tmq-group: write error on standard output"
+}
+
+# --- groups ---------------------------------------------------------------
+
+# one_owns_all: group G is stable, member 1 owning partitions 0, 1, 2.
+one_owns_all() {
+	tmq-group describe --json G | grep -q "\"state\":\"stable\",.*\"members\":{\"1\":\[0,1,2\]}"
+}
+
+@test "tmq-group list --prometheus: committed offsets, lag and owners per partition; members and rebalancing per group" {
+	require_parser
+	tmq-topic create ev -k u32 -p 3
+	# Keys 1..30 spread over the three partitions.
+	seq 1 30 | awk '{ print $1 ":m" $1 }' | tmq-put -K: ev
+	ends=$(tmq-topic info --json ev | /usr/bin/python3 -c '
+import json, sys
+print(" ".join(str(p["end"]) for p in json.load(sys.stdin)["partitions"]))')
+	read -r e0 e1 e2 <<<"$ends"
+	# Group C: at 2 on partition 0, 0 on partition 1 (where a new group
+	# starts) and 1 on partition 2, no members.
+	tmq-get -g C -P 0 -n 1 ev >/dev/null
+	tmq-commit --next C 0 2 2 1
+	# Group G: one member that owns every partition.
+	tmq-get -g G --window 1 -f ev >/dev/null 2>"$BATS_TEST_TMPDIR/member.err" 3>&- &
+	STOP_PIDS=$!
+	wait_for one_owns_all
+
+	run --separate-stderr tmq-group list --prometheus
+	assert_success
+	assert_stderr ""
+	run prom_parse <<<"$output"
+	assert_success
+	assert_output "# tmq_group_members gauge Members holding a share of the group's partitions.
+tmq_group_members{group=\"C\",topic=\"ev\"} 0
+tmq_group_members{group=\"G\",topic=\"ev\"} 1
+# tmq_group_rebalancing gauge 1 while a rebalance of the group is in progress, else 0.
+tmq_group_rebalancing{group=\"C\",topic=\"ev\"} 0
+tmq_group_rebalancing{group=\"G\",topic=\"ev\"} 0
+# tmq_group_committed_offset gauge Offset the group has committed for the partition (where it has).
+tmq_group_committed_offset{group=\"C\",partition=\"0\",topic=\"ev\"} 2
+tmq_group_committed_offset{group=\"C\",partition=\"1\",topic=\"ev\"} 0
+tmq_group_committed_offset{group=\"C\",partition=\"2\",topic=\"ev\"} 1
+tmq_group_committed_offset{group=\"G\",partition=\"0\",topic=\"ev\"} 0
+tmq_group_committed_offset{group=\"G\",partition=\"1\",topic=\"ev\"} 0
+tmq_group_committed_offset{group=\"G\",partition=\"2\",topic=\"ev\"} 0
+# tmq_group_lag gauge Messages of the partition after the group's committed offset.
+tmq_group_lag{group=\"C\",partition=\"0\",topic=\"ev\"} $((e0 - 2))
+tmq_group_lag{group=\"C\",partition=\"1\",topic=\"ev\"} $e1
+tmq_group_lag{group=\"C\",partition=\"2\",topic=\"ev\"} $((e2 - 1))
+tmq_group_lag{group=\"G\",partition=\"0\",topic=\"ev\"} $e0
+tmq_group_lag{group=\"G\",partition=\"1\",topic=\"ev\"} $e1
+tmq_group_lag{group=\"G\",partition=\"2\",topic=\"ev\"} $e2
+# tmq_group_partition_owned gauge 1 when a member of the group owns the partition, else 0.
+tmq_group_partition_owned{group=\"C\",partition=\"0\",topic=\"ev\"} 0
+tmq_group_partition_owned{group=\"C\",partition=\"1\",topic=\"ev\"} 0
+tmq_group_partition_owned{group=\"C\",partition=\"2\",topic=\"ev\"} 0
+tmq_group_partition_owned{group=\"G\",partition=\"0\",topic=\"ev\"} 1
+tmq_group_partition_owned{group=\"G\",partition=\"1\",topic=\"ev\"} 1
+tmq_group_partition_owned{group=\"G\",partition=\"2\",topic=\"ev\"} 1"
+
+	# A rebalance that the member cannot answer (it is stopped) is in
+	# progress, with an hour's window: no clock to race.
+	kill -STOP "$STOP_PIDS"
+	tmq-group rebalance G --window 3600
+	run --separate-stderr tmq-group list --prometheus
+	assert_success
+	assert_line 'tmq_group_rebalancing{group="G",topic="ev"} 1'
+	assert_line 'tmq_group_rebalancing{group="C",topic="ev"} 0'
+	kill -CONT "$STOP_PIDS"
+}
+
+@test "tmq-group list --prometheus: the library's group, whose topic is not recorded, says so in a comment" {
+	require_vectors
+	run --separate-stderr tmq-group list --prometheus -d "$VECTORS/root"
+	assert_success
+	assert_line --regexp '^# group "workers": '
+	assert_line 'tmq_group_rebalancing{group="workers",topic=""} 0'
+	refute_line --regexp '^tmq_group_lag\{group="workers"'
+}
+
+@test "tmq-group list --prometheus on a root with no group prints nothing" {
+	tmq-topic create ev
+	run --separate-stderr tmq-group list --prometheus
+	assert_success
+	assert_output ""
+	assert_stderr ""
+}
