@@ -207,9 +207,20 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		mb->tag = random64();
 		/* Locked before anyone can read our claim, so nobody ever
 		 * sees it without the lock. */
-		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, &mb->livefd, e) < 0) {
-			tmq_fail_prefix(e, "group %s", group);
-			goto bad;
+		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, &mb->livefd,
+		    e) < 0) {
+			/* Not fatal: without its lock the member is one the
+			 * others cannot vouch for, as the library's are, and
+			 * rebalances wait their window for it. */
+			if (mb->notice != NULL && try == 0) {
+				char why[sizeof e->msg];
+
+				snprintf(why, sizeof why, "%s", e->msg);
+				tmq_fail(e, "group %s: no liveness lock (%s): "
+				    "rebalances will wait their window for this "
+				    "member", group, why);
+				mb->notice(mb->notice_arg, e->msg);
+			}
 		}
 		{
 			struct tmq_gmsg j;

@@ -1304,3 +1304,24 @@ print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log
 	EOF
 	assert_output "0 missing"
 }
+
+@test "a member that cannot make its lock file says so and reads, unvouched" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to run as another user"
+	tmq-topic create ev -p 2
+	tmq-put ev a
+	tmq-get -g G -n 1 ev >/dev/null
+	mkdir -p "$TMQ_ROOT/--group--G/.tmq"
+	chmod 555 "$TMQ_ROOT/--group--G/.tmq"
+	chmod -R a+rwX "$TMQ_ROOT/ev" "$TMQ_ROOT/--group--G"/*.tmf
+	chmod a+rwx "$TMQ_ROOT" "$TMQ_ROOT/--group--G"
+	# The user must reach the root: open the way down to it.
+	local d=$TMQ_ROOT
+	while d=$(dirname "$d") && [ "$d" != / ]; do chmod a+x "$d"; done
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    "$TMQ_BIN/tmq-get" -g G -n 1 ev
+	assert_success
+	assert_output a
+	local re='^tmq-get: group G: no liveness lock \(\.tmq/live\.[0-9a-f]{16}: Permission denied\): rebalances will wait their window for this member$'
+	[[ $stderr =~ $re ]]
+}
