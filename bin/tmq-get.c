@@ -15,7 +15,7 @@
 #include "stop.h"
 #include "timestamp.h"
 
-enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW };
+enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW, OPT_RESET };
 
 /* Long enough for the library's members, which answer when their owner
  * polls; short enough that a cron job is not kept waiting. */
@@ -52,6 +52,9 @@ static const struct tmq_option options[] = {
 	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
 	    "with -g: length of the rebalances this member starts "
 	    "(default 5)", TMQ_ON_ALL, 0 },
+	{ "offset-reset", OPT_RESET, "POLICY", TMQ_ARG_POLICY,
+	    "with -g: a committed offset out of range reads from start "
+	    "(default), now, or is an error (fail)", TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -60,8 +63,9 @@ static const struct tmq_cmd cmd = {
 	"tmq-get",
 	"[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
 	    "[-K SEP | -F FMT] TOPIC...\n"
-	    "-g GROUP [--commit] [--window SECONDS] [-0fJ] [-o start|now] "
-	    "[-n N] [-P N[,N...]] [-K SEP | -F FMT] TOPIC",
+	    "-g GROUP [--commit] [--window SECONDS] [--offset-reset POLICY] "
+	    "[-0fJ] [-o start|now] [-n N] [-P N[,N...]] [-K SEP | -F FMT] "
+	    "TOPIC",
 	"Read messages from topics, partitions in turn, one message each.",
 	"topic",
 	options,
@@ -136,7 +140,8 @@ struct opts {
 	const char *root, *parts_arg, *group;
 	uint64_t count;
 	double until, window;
-	int follow, have_until, have_from, commit;
+	int follow, have_until, have_from, commit, have_reset;
+	enum tmq_reset reset;
 };
 
 static int
@@ -176,6 +181,12 @@ parse(int argc, char **argv, struct opts *o)
 			o->have_until = 1;
 			break;
 		case OPT_COMMIT: o->commit = 1; break;
+		case OPT_RESET:
+			if (tmq_reset_parse(optarg, &o->reset, &e) < 0)
+				return tmq_usage_error(&cmd, "--offset-reset: %s",
+				    e.msg);
+			o->have_reset = 1;
+			break;
 		case OPT_WINDOW:
 			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
 				return tmq_usage_error(&cmd, "--window: %s", e.msg);
@@ -190,6 +201,8 @@ parse(int argc, char **argv, struct opts *o)
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o->group == NULL && (o->commit || o->window > 0))
 		return tmq_usage_error(&cmd, "--commit and --window need -g");
+	if (o->group == NULL && o->have_reset)
+		return tmq_usage_error(&cmd, "--offset-reset needs -g");
 	if (o->group != NULL) {
 		if (argc - optind != 1)
 			return tmq_usage_error(&cmd, "-g reads exactly one topic");
@@ -308,6 +321,7 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
+	gc.reset = o.reset;
 	if (setup(&o, &c, &gc, argc, argv) < 0)
 		goto out;
 	gc.autocommit = o.commit;

@@ -193,11 +193,11 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 		    parts_text(o ? o->got : NULL, o ? o->ngot : 0, list,
 		    sizeof list), when, alive_text(gi->alive[i]));
 	}
-	printf("\n%-9s %14s %14s %10s  %s\n", "PARTITION", "CURRENT-OFFSET",
+	printf("\n%-9s %14s %14s %12s  %s\n", "PARTITION", "CURRENT-OFFSET",
 	    "LOG-END-OFFSET", "LAG", "OWNER");
 	for (p = 0; p < gi->nparts; p++) {
 		const struct tmq_gpart *gp = &gi->parts[p];
-		char cur[24], own[16];
+		char cur[24], own[16], lag[24];
 
 		if (gp->committed == TMQ_NOT_COMMITTED)
 			strcpy(cur, "-");
@@ -209,9 +209,14 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 			snprintf(own, sizeof own, "%u", gp->owner);
 		else
 			strcpy(own, "-");
-		printf("%-9u %14s %14llu %10llu  %s\n", p, cur,
-		    (unsigned long long)gp->end, (unsigned long long)gp->lag,
-		    own);
+		/* Out of range, the lag would be a lie either way. */
+		if (gp->range != TMQ_IN_RANGE)
+			strcpy(lag, "out-of-range");
+		else
+			snprintf(lag, sizeof lag, "%llu",
+			    (unsigned long long)gp->lag);
+		printf("%-9u %14s %14llu %12s  %s\n", p, cur,
+		    (unsigned long long)gp->end, lag, own);
 	}
 }
 
@@ -269,8 +274,15 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 			fputs("null", stdout);
 		else
 			printf("%lld", (long long)gp->committed);
-		printf(",\"end\":%llu,\"lag\":%llu,\"owner\":",
+		printf(",\"end\":%llu,\"lag\":%llu,\"out_of_range\":",
 		    (unsigned long long)gp->end, (unsigned long long)gp->lag);
+		if (gp->range == TMQ_PAST_END)
+			fputs("\"past_end\"", stdout);
+		else if (gp->range == TMQ_BEFORE_FIRST)
+			fputs("\"before_first\"", stdout);
+		else
+			fputs("null", stdout);
+		fputs(",\"owner\":", stdout);
 		if (gp->has_owner)
 			printf("%u}", gp->owner);
 		else
@@ -301,16 +313,26 @@ do_describe(struct args *a, const char *name)
 		describe_text(&g, &gi);
 	if (say_problems(&gi) > 0)
 		rc = TMQ_EXIT_FAIL;
-	if (a->have_maxlag)
-		for (p = 0; p < gi.nparts; p++)
-			if (gi.parts[p].lag > a->maxlag) {
-				fflush(stdout);
-				tmq_warn(&cmd, "%s: partition %u lags by %llu (more "
-				    "than %llu)", name, p,
-				    (unsigned long long)gi.parts[p].lag,
-				    (unsigned long long)a->maxlag);
-				rc = TMQ_EXIT_FAIL;
-			}
+	/* Out of range counts as lagging, whatever N. */
+	for (p = 0; a->have_maxlag && p < gi.nparts; p++) {
+		if (gi.parts[p].range != TMQ_IN_RANGE) {
+			char msg[400];
+
+			fflush(stdout);
+			tmq_range_describe(name, p, gi.parts[p].committed,
+			    gi.parts[p].first, gi.parts[p].end, msg,
+			    sizeof msg);
+			tmq_warn(&cmd, "%s", msg);
+			rc = TMQ_EXIT_FAIL;
+		} else if (gi.parts[p].lag > a->maxlag) {
+			fflush(stdout);
+			tmq_warn(&cmd, "%s: partition %u lags by %llu (more "
+			    "than %llu)", name, p,
+			    (unsigned long long)gi.parts[p].lag,
+			    (unsigned long long)a->maxlag);
+			rc = TMQ_EXIT_FAIL;
+		}
+	}
 	tmq_ginfo_free(&gi);
 out:
 	tmq_topic_close(&t);

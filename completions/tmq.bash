@@ -5,10 +5,10 @@
 # with --completion-helper, as a line "operands WORDS" (the operand kinds
 # topic, group and file, or the tool's subcommands) and a line per option,
 # "-k keytype" or "--key-type keytype", naming the kind of its argument
-# (none word dir file topic group keytype from time reset), then, when only
-# some subcommands take it, those ("--json none list,info").  After a
-# subcommand, only the options it takes are offered.  That output, and the
-# usage lines of -h, are read once per tool and shell session.
+# (none word dir file topic group keytype from time reset policy), then,
+# when only some subcommands take it, those ("--json none list,info").
+# After a subcommand, only the options it takes are offered.  That output,
+# and the usage lines of -h, are read once per tool and shell session.
 #
 # Topic and group names are read from the root: the -d/--root argument on
 # the command line, else $TMQ_ROOT, else $XDG_DATA_HOME/tmq (when absolute),
@@ -121,6 +121,8 @@ _tmq_complete_kind()
 		_tmq_add -W 'u8 u16 u32 u64 char' -- "$cur" ;;
 	from | reset)
 		_tmq_add -W 'start now' -- "$cur" ;;
+	policy)
+		_tmq_add -W 'start now fail' -- "$cur" ;;
 	dir)
 		_tmq_files "$cur" -d ;;
 	file)

@@ -14,7 +14,7 @@
 
 static const char *const kind_names[] = {
 	"none", "word", "dir", "file", "topic", "group", "keytype", "from",
-	"time", "reset"
+	"time", "reset", "policy"
 };
 
 /* The options given so far, by index in the table: the order in which

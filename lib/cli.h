@@ -15,7 +15,7 @@ enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
 enum tmq_argkind {
 	TMQ_ARG_NONE, TMQ_ARG_WORD, TMQ_ARG_DIR, TMQ_ARG_FILE, TMQ_ARG_TOPIC,
 	TMQ_ARG_GROUP, TMQ_ARG_KEYTYPE, TMQ_ARG_FROM, TMQ_ARG_TIME,
-	TMQ_ARG_RESET
+	TMQ_ARG_RESET, TMQ_ARG_POLICY
 };
 
 /* The subcommands an option belongs to, in a tool that has subcommands:

@@ -11,14 +11,17 @@
 #include "groupconsumer.h"
 #include "grow.h"
 #include "names.h"
+#include "partfile.h"
 
 static int
 setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
     const char *group, const char *topic, struct tmq_error *e)
 {
+	enum tmq_reset reset = gc->reset;	/* set by the caller */
 	unsigned p;
 
 	memset(gc, 0, sizeof *gc);
+	gc->reset = reset;
 	gc->c = c;
 	gc->lockfd = -1;
 	gc->g.log.dirfd = -1;
@@ -29,7 +32,8 @@ setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	gc->nparts = c->topics[gc->topic].partitions;
 	gc->delivered = malloc(gc->nparts * sizeof *gc->delivered);
 	gc->sent = malloc(gc->nparts * sizeof *gc->sent);
-	if (gc->delivered == NULL || gc->sent == NULL)
+	gc->reported = calloc(gc->nparts ? gc->nparts : 1, 1);
+	if (gc->delivered == NULL || gc->sent == NULL || gc->reported == NULL)
 		return tmq_fail(e, "out of memory");
 	for (p = 0; p < gc->nparts; p++)
 		gc->delivered[p] = gc->sent[p] = -1;
@@ -48,16 +52,68 @@ watch_log(struct tmq_gconsumer *gc, int rootfd, const char *group,
 	return tmq_consumer_add_topic(gc->c, rootfd, gt, &idx, e);
 }
 
+static void
+notice(struct tmq_gconsumer *gc, const char *msg)
+{
+	if (gc->c->notice != NULL)
+		gc->c->notice(gc->c->notice_arg, msg);
+}
+
+/* A committed offset past the partition's end or before its first offset
+ * would skip messages or point at none: say so (once a partition), and
+ * go where the policy says.  *off is where to start.  Returns -1 when the
+ * partition cannot be read, STOP when the policy is to fail. */
+#define STOP (-2)
+
+static int
+check_range(struct tmq_gconsumer *gc, const struct tmq_group *g, unsigned p,
+    int64_t *off, struct tmq_error *e)
+{
+	const struct tmq_topic *t = &gc->c->topics[gc->topic];
+	uint64_t first, end, to;
+	enum tmq_range r;
+	char msg[400];
+
+	if (tmq_partition_range(t->dirfd, p, &first, &end, e) < 0)
+		return -1;
+	r = tmq_range_of(*off, first, end);
+	if (r == TMQ_IN_RANGE)
+		return 0;
+	tmq_range_describe(g->name, p, *off, first, end, msg, sizeof msg);
+	if (gc->reset == TMQ_RESET_FAIL) {
+		tmq_fail(e, "%s (--offset-reset fail)", msg);
+		return STOP;
+	}
+	to = gc->reset == TMQ_RESET_NOW ? end : first;
+	if (!gc->reported[p]) {
+		char full[512];
+
+		snprintf(full, sizeof full, "%s: reading from %llu "
+		    "(--offset-reset %s)", msg, (unsigned long long)to,
+		    tmq_reset_name(gc->reset));
+		notice(gc, full);
+		gc->reported[p] = 1;
+	}
+	*off = (int64_t)to;
+	/* With --commit, the reset is recorded at the next commit: nothing
+	 * of this partition was delivered before it. */
+	gc->delivered[p] = *off;
+	return 0;
+}
+
 static int
 start_at(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
     unsigned p, struct tmq_error *e)
 {
 	int64_t off = tmq_group_committed(g, p);
+	int rc;
 
 	if (off == -1)		/* "now": the end when it is assigned */
 		return tmq_lr_seek_end(&gc->c->src[src].lr, e);
 	if (off == TMQ_NOT_COMMITTED)
 		off = 0;
+	else if ((rc = check_range(gc, g, p, &off, e)) < 0)
+		return rc;
 	return tmq_consumer_seek_source(gc->c, src, (uint64_t)off, e);
 }
 
@@ -83,6 +139,7 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 	unsigned char *held;
 	uint64_t *keep;
 	unsigned i, p;
+	int rc;
 	size_t s;
 
 	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
@@ -105,7 +162,10 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 			if (tmq_lr_seek(&c->src[c->nsrc - 1].lr, keep[p], NULL,
 			    e) < 0)
 				tmq_consumer_fail_source(c, c->nsrc - 1, e);
-		} else if (start_at(gc, &gc->mb.g, c->nsrc - 1, p, e) < 0)
+		} else if ((rc = start_at(gc, &gc->mb.g, c->nsrc - 1, p,
+		    e)) == STOP)
+			goto bad;
+		else if (rc < 0)
 			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
 	/* What we no longer hold is no longer ours to commit, even what
@@ -162,7 +222,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 {
 	const struct tmq_topic *t;
 	unsigned i;
-	int fd, dfd;
+	int fd, dfd, rc;
 
 	if (setup(gc, c, rootfd, group, topic, e) < 0)
 		return -1;
@@ -205,7 +265,10 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	for (i = 0; i < nparts; i++) {
 		if (tmq_consumer_add_source(c, gc->topic, parts[i], e) < 0)
 			return -1;
-		if (start_at(gc, &gc->g, c->nsrc - 1, parts[i], e) < 0)
+		if ((rc = start_at(gc, &gc->g, c->nsrc - 1, parts[i], e)) ==
+		    STOP)
+			return -1;
+		if (rc < 0)
 			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
 	return 0;
@@ -356,6 +419,7 @@ tmq_gc_close(struct tmq_gconsumer *gc)
 	free(gc->delivered);
 	free(gc->sent);
 	free(gc->marks);
+	free(gc->reported);
 	memset(gc, 0, sizeof *gc);
 	gc->lockfd = -1;
 }

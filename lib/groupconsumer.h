@@ -7,6 +7,7 @@
 
 #include "consumer.h"
 #include "member.h"
+#include "offsetrange.h"
 
 /* A message delivered to the output: where its bytes end, and the offset
  * to commit for its partition once the reader has taken them. */
@@ -37,6 +38,10 @@ struct tmq_gconsumer {
 	struct tmq_gmark *marks;
 	size_t mhead, mtail, mcap;
 	int autocommit;
+	/* What to do with a committed offset out of range (set before
+	 * tmq_gc_join or tmq_gc_fixed); each is reported once. */
+	enum tmq_reset reset;
+	unsigned char *reported;
 	unsigned generation;		/* bumped at each new share */
 };
 

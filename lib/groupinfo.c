@@ -6,8 +6,9 @@
  * log has no
  * heartbeat, so a member that died without leaving still shows until the
  * next rebalance; its lock (liveness.h) says whether it is known alive,
- * known dead, or one we cannot vouch for.  Lag counts from the first offset still on disk when the
- * committed one was pruned away. */
+ * known dead, or one we cannot vouch for.  Lag counts from the first
+ * offset still on disk when the committed one is out of range: pruned
+ * away, or past the end of a topic made again. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,13 +70,16 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		gp->first = ps[p].first;
 		gp->end = ps[p].end;
 		gp->committed = tmq_group_committed(g, p);
+		gp->range = tmq_range_of(gp->committed, gp->first, gp->end);
 		if (gp->committed == -1)
 			from = gp->end;
 		else if (gp->committed == TMQ_NOT_COMMITTED)
 			from = gp->first;
 		else
 			from = (uint64_t)gp->committed;
-		if (from < gp->first)
+		/* Out of range: a reader starts again from the first offset
+		 * (tmq-get's default), so all of it is to read. */
+		if (from < gp->first || gp->range != TMQ_IN_RANGE)
 			from = gp->first;
 		gp->lag = from < gp->end ? gp->end - from : 0;
 		gi->total_lag += gp->lag;

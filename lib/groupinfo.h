@@ -7,13 +7,15 @@
 
 #include "group.h"
 #include "liveness.h"
+#include "offsetrange.h"
 #include "topic.h"
 
 struct tmq_gpart {
 	unsigned partition;
 	int64_t committed;	/* TMQ_NOT_COMMITTED, -1 (now), or offset */
 	uint64_t first, end;	/* first offset on disk, end offset */
-	uint64_t lag;
+	uint64_t lag;		/* from the first offset when out of range */
+	enum tmq_range range;	/* committed offset past end or before first */
 	int has_owner;
 	uint32_t owner;
 	char *problem;		/* why its files could not be read (first,

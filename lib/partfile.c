@@ -162,6 +162,15 @@ int
 tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
     struct tmq_error *e)
 {
+	uint64_t first;
+
+	return tmq_partition_range(dirfd, partition, &first, end, e);
+}
+
+int
+tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
+    uint64_t *end, struct tmq_error *e)
+{
 	struct tmq_pfile *files;
 	uint64_t lines;
 	size_t n;
@@ -170,9 +179,10 @@ tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
 	if (tmq_pfiles_list(dirfd, partition, &files, &n, e) < 0)
 		return -1;
 	if (n == 0) {
-		*end = 0;
+		*first = *end = 0;
 		return 0;
 	}
+	*first = files[0].first;
 	fd = tmq_open_regular(dirfd, files[n - 1].name, O_RDONLY, 0, e);
 	if (fd < 0 || tmq_count_lines(fd, &lines, &partial) < 0) {
 		if (fd >= 0) {

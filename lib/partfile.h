@@ -40,5 +40,8 @@ int tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
  * take (a partial last line is not counted: it is still being written). */
 int tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
     struct tmq_error *e);
+/* Its first offset still on disk too (0 and 0 when it has no file). */
+int tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
+    uint64_t *end, struct tmq_error *e);
 
 #endif
