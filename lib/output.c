@@ -4,6 +4,7 @@
  * accepts is counted exactly, even when a write fails half way (a reader
  * gone); stdio's own buffer is then what __fpending says. */
 #include <errno.h>
+#include <limits.h>
 #include <linux/sockios.h>
 #include <poll.h>
 #include <stdio_ext.h>
@@ -14,19 +15,50 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "stop.h"
+
+/* Once told to stop (SIGINT, SIGTERM: tmq_stop), write on only as fast as
+ * the reader takes it: a reader that takes nothing for this long (ms) is
+ * not waited for, and what is left is dropped. */
+#define DRAIN_MS 1000
 
 static ssize_t
 cookie_write(void *arg, const char *buf, size_t n)
 {
 	struct tmq_output *o = arg;
-	size_t done = 0;
+	size_t done = 0, chunk;
 	ssize_t w;
 
 	while (done < n) {
-		w = write(o->fd, buf + done, n - done);
+		chunk = n - done;
+		if (tmq_stop) {
+			struct pollfd p = { o->fd, POLLOUT, 0 };
+
+			/* A blocking write could wait for ever on a reader
+			 * that stopped reading: wait for room, at most
+			 * DRAIN_MS (another signal ends it at once), and
+			 * write no more than a pipe then surely holds. */
+			if (o->interrupted || poll(&p, 1, DRAIN_MS) != 1 ||
+			    (p.revents & POLLOUT) == 0) {
+				o->interrupted = 1;
+				return done > 0 ? (ssize_t)done : -1;
+			}
+			if (chunk > PIPE_BUF)
+				chunk = PIPE_BUF;
+		}
+		w = write(o->fd, buf + done, chunk);
 		if (w < 0) {
+			/* A signal is not a write error: write on (and once
+			 * stopping, as above). */
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd p = { o->fd, POLLOUT, 0 };
+
+				if (!tmq_stop)
+					poll(&p, 1, -1);
+				continue;
+			}
 			/* What went out before the error counts; stdio
 			 * takes the short count as the error. */
 			return done > 0 ? (ssize_t)done : -1;
@@ -53,6 +85,7 @@ tmq_output_open(struct tmq_output *o, int fd, size_t bufsize,
 
 	o->fd = fd;
 	o->written = o->known = 0;
+	o->interrupted = 0;
 	o->kind = TMQ_OUT_PLAIN;
 	if (fstat(fd, &st) == 0) {
 		if (S_ISFIFO(st.st_mode))
@@ -163,7 +196,7 @@ tmq_output_close(struct tmq_output *o)
 
 	if (o->f == NULL)
 		return 0;
-	if (fflush(o->f) != 0 || ferror(o->f))
+	if ((fflush(o->f) != 0 || ferror(o->f)) && !o->interrupted)
 		rc = -1;
 	fclose(o->f);
 	o->f = NULL;

@@ -19,9 +19,15 @@ struct tmq_output {
 	enum tmq_outkind kind;
 	uint64_t written;	/* bytes write(2) has accepted */
 	uint64_t known;		/* taken, as last seen with the reader there */
+	int interrupted;	/* stopping (tmq_stop), the reader took nothing
+				 * for a while: the rest was dropped */
 };
 
-/* A buffered stream over fd (not closed at the end). */
+/* A buffered stream over fd (not closed at the end).  A signal does not
+ * make a write fail; once tmq_stop is set, the stream writes only what the
+ * reader takes, and drops the rest (interrupted) when the reader takes
+ * nothing for a second, so that a reader that stopped reading cannot keep
+ * a tool that was told to stop. */
 int tmq_output_open(struct tmq_output *o, int fd, size_t bufsize,
     struct tmq_error *e);
 /* Bytes given to the stream so far, written or still buffered: the
@@ -41,7 +47,8 @@ int tmq_output_reader_gone(const struct tmq_output *o);
  * the time is up, -1 on error. */
 int tmq_output_wait_taken(struct tmq_output *o, int timeout_ms,
     struct tmq_error *e);
-/* Flush and free the stream: 0, or -1 when a write failed. */
+/* Flush and free the stream: 0, or -1 when a write failed (output dropped
+ * because the tool was stopping is not a failure). */
 int tmq_output_close(struct tmq_output *o);
 
 #endif

@@ -626,6 +626,80 @@ probe_shows() {
 	[ ! -s err ]
 }
 
+# blocked_writing PID: PID sleeps in a write to a pipe (its reader does
+# not read).
+blocked_writing() {
+	grep -q pipe_write "/proc/$1/wchan"
+}
+
+# A topic of 600 messages of 1000 bytes: more than a pipe and tmq-get's
+# buffer hold, so that a reader that does not read blocks tmq-get.
+big_topic() {
+	mk ev
+	local p
+	p=$(printf '%0995d' 0)
+	seq -w 1 600 | sed "s/\$/ $p/" | tmq-put ev
+}
+
+@test "tmq-get: SIGTERM or SIGINT while blocked on a reader that does not read: exit 0, no write error" {
+	big_topic
+	mkfifo fifo
+	local sig pid rpid
+	for sig in TERM INT; do
+		sleep 600 <fifo &
+		rpid=$!
+		BG_PIDS+=("$rpid")
+		tmq-get -f ev >fifo 2>err &
+		pid=$!
+		BG_PIDS+=("$pid")
+		wait_for blocked_writing "$pid"
+		kill -"$sig" "$pid"
+		wait_for gone "$pid"
+		status=0
+		wait "$pid" || status=$?
+		assert_equal "$status" 0
+		run cat err
+		assert_output ""
+		kill "$rpid"
+	done
+}
+
+@test "tmq-get: stopped while blocked on a slow reader, it flushes what it printed, whole messages" {
+	big_topic
+	mkfifo fifo
+	local pid cpid
+	# The reader opens the pipe at once (fd 4 holds it open for writing
+	# meanwhile) and is paused before it reads: tmq-get fills the pipe
+	# and blocks.
+	exec 4<>fifo
+	cat fifo >got 4>&- &
+	cpid=$!
+	BG_PIDS+=("$cpid")
+	wait_for grep -q pipe_read "/proc/$cpid/wchan"
+	kill -STOP "$cpid"
+	tmq-get ev >fifo 2>err 4>&- &
+	pid=$!
+	BG_PIDS+=("$pid")
+	exec 4>&-
+	wait_for blocked_writing "$pid"
+	kill -TERM "$pid"
+	kill -CONT "$cpid"
+	wait_for gone "$pid"
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	run cat err
+	assert_output ""
+	wait_for gone "$cpid"
+	# Whole messages, in order, from the first: what it had printed
+	# before the signal reached the reader.
+	local n
+	n=$(wc -l <got)
+	[ "$n" -ge 1 ]
+	[ "$(tail -c 1 got | od -An -c | tr -d ' ')" = '\n' ]
+	tmq-get ev | head -n "$n" | cmp - got
+}
+
 # ---------------------------------------------------------------- the vectors
 
 @test "tmq-get: the vectors root reads back as expected.jsonl" {
