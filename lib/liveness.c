@@ -13,13 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "group.h"
 #include "liveness.h"
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
 {
-	snprintf(buf, sz, ".tmq/live.%016llx", (unsigned long long)tag);
+	snprintf(buf, sz, "live.%016llx", (unsigned long long)tag);
+}
+
+/* The log's .tmq, never through a symbolic link (beneath.h). */
+static int
+dot_dir(int logdirfd, int create)
+{
+	return tmq_subdir_beneath(logdirfd, ".tmq", create, 0777);
 }
 
 static void
@@ -35,23 +43,36 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 {
 	struct flock fl;
 	char name[64];
+	int dfd;
 
 	*fd = -1;
 	live_name(tag, name, sizeof name);
-	if (mkdirat(logdirfd, ".tmq", 0777) < 0 && errno != EEXIST)
-		return tmq_fail_errno(e, "cannot make .tmq");
-	*fd = openat(logdirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	if ((dfd = dot_dir(logdirfd, 1)) < 0) {
+		struct stat st;
+
+		if ((errno == ENOTDIR || errno == ELOOP) &&
+		    fstatat(logdirfd, ".tmq", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			return tmq_fail(e, ".tmq is a symbolic link (not "
+			    "followed)");
+		return tmq_fail_errno(e, ".tmq");
+	}
+	*fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 	    0666);
-	if (*fd < 0)
-		return tmq_fail_errno(e, "%s", name);
+	if (*fd < 0) {
+		tmq_fail_errno(e, ".tmq/%s", name);
+		close(dfd);
+		return -1;
+	}
 	whole_file(&fl, F_WRLCK);
 	if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
 		/* No locks here (ENOLCK, EINVAL): an unlocked file would
 		 * read as a dead member, so leave none. */
-		unlinkat(logdirfd, name, 0);
+		unlinkat(dfd, name, 0);
 		close(*fd);
 		*fd = -1;
 	}
+	close(dfd);
 	return 0;
 }
 
@@ -59,23 +80,27 @@ void
 tmq_live_release(int logdirfd, uint64_t tag, int fd)
 {
 	char name[64];
+	int dfd;
 
 	if (fd < 0)
 		return;
 	live_name(tag, name, sizeof name);
-	unlinkat(logdirfd, name, 0);
+	if ((dfd = dot_dir(logdirfd, 0)) >= 0) {
+		unlinkat(dfd, name, 0);
+		close(dfd);
+	}
 	close(fd);
 }
 
-enum tmq_liveness
-tmq_live_probe(int logdirfd, uint64_t tag)
+static enum tmq_liveness
+probe_in(int dfd, uint64_t tag)
 {
 	struct flock fl;
 	char name[64];
 	int fd;
 
 	live_name(tag, name, sizeof name);
-	fd = openat(logdirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return TMQ_LIVE_UNKNOWN;
 	whole_file(&fl, F_WRLCK);
@@ -87,14 +112,38 @@ tmq_live_probe(int logdirfd, uint64_t tag)
 	return fl.l_type == F_UNLCK ? TMQ_LIVE_DEAD : TMQ_LIVE_YES;
 }
 
-void
-tmq_live_forget(int logdirfd, uint64_t tag)
+enum tmq_liveness
+tmq_live_probe(int logdirfd, uint64_t tag)
+{
+	enum tmq_liveness l;
+	int dfd;
+
+	if ((dfd = dot_dir(logdirfd, 0)) < 0)
+		return TMQ_LIVE_UNKNOWN;
+	l = probe_in(dfd, tag);
+	close(dfd);
+	return l;
+}
+
+static void
+forget_in(int dfd, uint64_t tag)
 {
 	char name[64];
 
 	live_name(tag, name, sizeof name);
-	if (tmq_live_probe(logdirfd, tag) == TMQ_LIVE_DEAD)
-		unlinkat(logdirfd, name, 0);
+	if (probe_in(dfd, tag) == TMQ_LIVE_DEAD)
+		unlinkat(dfd, name, 0);
+}
+
+void
+tmq_live_forget(int logdirfd, uint64_t tag)
+{
+	int dfd;
+
+	if ((dfd = dot_dir(logdirfd, 0)) < 0)
+		return;
+	forget_in(dfd, tag);
+	close(dfd);
 }
 
 static const struct tmq_offer *
@@ -115,8 +164,7 @@ tmq_live_sweep(const struct tmq_group *g)
 	DIR *dir;
 	int fd;
 
-	fd = openat(g->log.dirfd, ".tmq", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if ((fd = dot_dir(g->log.dirfd, 0)) < 0)
 		return;
 	dir = fdopendir(fd);
 	if (dir == NULL) {
@@ -145,7 +193,7 @@ tmq_live_sweep(const struct tmq_group *g)
 			holds = o != NULL && o->ngot > 0;
 		}
 		if (!holds)
-			tmq_live_forget(g->log.dirfd, tag);
+			forget_in(dirfd(dir), (uint64_t)tag);
 	}
 	closedir(dir);
 }

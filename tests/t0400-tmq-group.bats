@@ -1157,6 +1157,14 @@ swap_commit() {
 
 # --- liveness and windows ----------------------------------------------------
 
+# settled_as WANT N NPARTS [GROUP [DESCRIBE-OPTIONS...]]: settled, and it
+# printed WANT.
+settled_as() {
+	local want=$1 got
+	shift
+	got=$(settled "$@") && [ "$got" = "$want" ]
+}
+
 # past_end [GROUP]: a rebalance is under way and its window ended more
 # than 2 s ago (by describe --json).
 past_end() {
@@ -1282,7 +1290,7 @@ print(n)' "$TMQ_ROOT"
 	start_bg tmq tmq-get -g G -f --window 3 --commit ev
 	# The library's member cannot be vouched for: the rebalance runs to
 	# the end of its window, then tmq takes everything.
-	wait_until settled 1 6 G -t ev
+	wait_until settled_as "2:0,1,2,3,4,5" 1 6 G -t ev
 	run python3 -c '
 import json, sys
 log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
@@ -1324,4 +1332,21 @@ print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log
 	assert_output a
 	local re='^tmq-get: group G: no liveness lock \(\.tmq/live\.[0-9a-f]{16}: Permission denied\): rebalances will wait their window for this member$'
 	[[ $stderr =~ $re ]]
+}
+
+@test "a .tmq beside the log that links out of the root: a member makes no lock file there, and reads" {
+	tmq-topic create ev
+	tmq-put ev x
+	tmq-get -g G -n 1 ev >/dev/null
+	rm -r "$TMQ_ROOT/--group--G/.tmq"
+	mkdir "$BATS_TEST_TMPDIR/out"
+	ln -s "$BATS_TEST_TMPDIR/out" "$TMQ_ROOT/--group--G/.tmq"
+	run --separate-stderr tmq-get -g G -n 1 ev
+	assert_success
+	assert_output x
+	assert_equal "$stderr" "tmq-get: group G: no liveness lock (.tmq is a symbolic link (not followed)): rebalances will wait their window for this member"
+	run ls -A "$BATS_TEST_TMPDIR/out"
+	assert_output ''
+	run --separate-stderr tmq-group describe G
+	assert_success
 }
