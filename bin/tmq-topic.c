@@ -16,9 +16,11 @@
 #include "root.h"
 #include "timestamp.h"
 #include "topic.h"
+#include "topicgroups.h"
 #include "topicstat.h"
 
-enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY, OPT_PROM };
+enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY, OPT_PROM,
+	OPT_GROUPS };
 
 enum { CREATE, LIST, INFO, PARTITION, PRUNE, DELETE };
 
@@ -64,6 +66,8 @@ static const struct tmq_option options[] = {
 	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
 	    "print what would go, change nothing", TMQ_ON(PRUNE), 0 },
 	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
+	{ "with-groups", OPT_GROUPS, NULL, TMQ_ARG_NONE,
+	    "delete the groups that read the topic too", TMQ_ON(DELETE), 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
 };
@@ -83,7 +87,7 @@ struct args {
 	int width;		/* -k, u16 by default as in the library */
 	int dry;
 	unsigned long partitions;
-	int lng, yes, json, prom, null;
+	int lng, yes, json, prom, null, with_groups;
 };
 
 static int
@@ -502,13 +506,52 @@ do_prune(const struct args *a, const char *name)
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }
 
+/* "G, H" into buf, cut short with "..." when it is long. */
+static const char *
+names_text(char **v, size_t n, char *buf, size_t sz)
+{
+	size_t len = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int w = snprintf(buf + len, sz - len, "%s%s", i ? ", " : "",
+		    v[i]);
+
+		if (w < 0 || (size_t)w >= sz - len) {
+			strcpy(buf + (sz > 4 ? sz - 4 : 0), "...");
+			break;
+		}
+		len += (size_t)w;
+	}
+	return buf;
+}
+
+/* Delete the groups that read the deleted topic: their offsets point
+ * into messages that are gone. */
+static int
+delete_groups(int fd, char **groups, size_t n)
+{
+	char gt[TMQ_NAME_MAX + 16];
+	struct tmq_error e;
+	size_t i;
+	int rc = TMQ_EXIT_OK;
+
+	for (i = 0; i < n; i++) {
+		snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, groups[i]);
+		if (tmq_topic_delete(fd, gt, &e) < 0)
+			rc = tmq_report(&cmd, &e);
+	}
+	return rc;
+}
+
 static int
 do_delete(const struct args *a, const char *name)
 {
 	struct tmq_error e;
 	struct tmq_topic t;
-	char q[400];
-	int fd, ok;
+	char q[600], list[300], **groups = NULL;
+	size_t ngroups = 0;
+	int fd, ok, rc;
 
 	if (tmq_topic_name_check(name, &e) < 0)
 		return tmq_report(&cmd, &e);
@@ -519,18 +562,51 @@ do_delete(const struct args *a, const char *name)
 		return tmq_report(&cmd, &e);
 	}
 	tmq_topic_close(&t);
-	snprintf(q, sizeof q, "delete topic '%s' and all its messages?", name);
+	if (tmq_topic_groups(fd, name, &groups, &ngroups, &e) < 0) {
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
+	names_text(groups, ngroups, list, sizeof list);
+	if (a->with_groups && ngroups > 0)
+		snprintf(q, sizeof q, "delete topic '%s' and all its messages, "
+		    "and the group%s that read%s it (%s)?", name,
+		    ngroups == 1 ? "" : "s", ngroups == 1 ? "s" : "", list);
+	else
+		snprintf(q, sizeof q, "delete topic '%s' and all its messages?",
+		    name);
 	ok = tmq_confirm(q, a->yes, &e);
 	if (ok <= 0) {
-		close(fd);
-		if (ok < 0)
-			return tmq_report(&cmd, &e);
-		tmq_warn(&cmd, "%s: not deleted", name);
-		return TMQ_EXIT_FAIL;
+		rc = ok < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_FAIL;
+		if (ok == 0)
+			tmq_warn(&cmd, "%s: not deleted", name);
+		goto out;
 	}
-	ok = tmq_topic_delete(fd, name, &e);
+	if (tmq_topic_delete(fd, name, &e) < 0) {
+		rc = tmq_report(&cmd, &e);
+		goto out;
+	}
+	rc = TMQ_EXIT_OK;
+	if (ngroups == 0)
+		goto out;
+	/* --yes answers the question asked, about the topic: the groups go
+	 * only with --with-groups, or when the user says so here. */
+	if (!a->with_groups && !a->yes) {
+		snprintf(q, sizeof q, "delete the group%s that read%s it too "
+		    "(%s)?", ngroups == 1 ? "" : "s", ngroups == 1 ? "s" : "",
+		    list);
+		ok = tmq_confirm(q, 0, &e);
+	} else
+		ok = a->with_groups;
+	if (ok > 0)
+		rc = delete_groups(fd, groups, ngroups);
+	else
+		tmq_warn(&cmd, "%s: kept the group%s that read%s it: %s "
+		    "(--with-groups deletes them too)", name,
+		    ngroups == 1 ? "" : "s", ngroups == 1 ? "s" : "", list);
+out:
+	tmq_names_free(groups, ngroups);
 	close(fd);
-	return ok < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
+	return rc;
 }
 
 int
@@ -556,6 +632,7 @@ main(int argc, char **argv)
 			break;
 		case 't': a.types = optarg; break;
 		case 'y': a.yes = 1; break;
+		case OPT_GROUPS: a.with_groups = 1; break;
 		case '0': a.null = 1; break;
 		case OPT_JSON: a.json = 1; break;
 		case OPT_PROM: a.prom = 1; break;

@@ -708,6 +708,113 @@ EOF
 	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
 }
 
+# on_tty ANSWER... -- COMMAND...: run COMMAND on a terminal of its own (a
+# pty), typing each ANSWER after each "[y/N] " prompt; print what the
+# terminal showed (the answers echoed; \r\n as \n) and exit with its status.
+on_tty() {
+	python3 - "$@" <<-'EOF'
+	import os, pty, sys
+	args = sys.argv[1:]
+	answers = args[:args.index("--")]
+	argv = args[args.index("--") + 1:]
+	pid, fd = pty.fork()
+	if pid == 0:
+	    os.execvp(argv[0], argv)
+	out, given = b"", 0
+	while True:
+	    try:
+	        chunk = os.read(fd, 4096)
+	    except OSError:
+	        break
+	    if not chunk:
+	        break
+	    out += chunk
+	    while answers and out.count(b"[y/N] ") > given:
+	        os.write(fd, answers.pop(0).encode() + b"\n")
+	        given += 1
+	_, status = os.waitpid(pid, 0)
+	sys.stdout.write(out.replace(b"\r\n", b"\n").decode())
+	sys.exit(os.waitstatus_to_exitcode(status))
+	EOF
+}
+
+# Topic ev read by groups G and H (their definitions record it), topic
+# other read by group X, and a group of the library's (no topic recorded).
+topic_with_groups() {
+	tmq-topic create ev
+	tmq-topic create other
+	tmq-put ev a
+	tmq-put other b
+	tmq-get -g G -P 0 ev >/dev/null
+	tmq-get -g H -P 0 ev >/dev/null
+	tmq-get -g X -P 0 other >/dev/null
+}
+
+# groups_left: the groups in the root.
+groups_left() {
+	ls "$TMQ_ROOT" | sed -n 's/^--group--\(.*\)\.twc$/\1/p' | tr '\n' ' '
+}
+
+@test "delete names the groups that read the topic and offers to delete them too" {
+	topic_with_groups
+	# Yes, then yes: the topic and its groups go; other groups stay.
+	run on_tty y y -- tmq-topic delete ev
+	assert_success
+	assert_output "delete topic 'ev' and all its messages? [y/N] y
+delete the groups that read it too (G, H)? [y/N] y"
+	[ ! -e "$TMQ_ROOT/ev.twc" ]
+	run groups_left
+	assert_output "X "
+	# Yes, then no: the groups stay, and it says so.
+	tmq-topic create ev
+	tmq-get -g G -P 0 ev >/dev/null
+	run on_tty y n -- tmq-topic delete ev
+	assert_success
+	assert_output "delete topic 'ev' and all its messages? [y/N] y
+delete the group that reads it too (G)? [y/N] n
+tmq-topic: ev: kept the group that reads it: G (--with-groups deletes them too)"
+	[ ! -e "$TMQ_ROOT/ev.twc" ]
+	run groups_left
+	assert_output "G X "
+	# No: nothing goes, and nothing more is asked.
+	run on_tty n -- tmq-topic delete other
+	assert_failure
+	assert_output "delete topic 'other' and all its messages? [y/N] n
+tmq-topic: other: not deleted"
+	[ -e "$TMQ_ROOT/other.twc" ]
+}
+
+@test "delete --with-groups asks once, for both; --yes alone keeps the groups and names them" {
+	topic_with_groups
+	run on_tty y -- tmq-topic delete --with-groups ev
+	assert_success
+	assert_output "delete topic 'ev' and all its messages, and the groups that read it (G, H)? [y/N] y"
+	run groups_left
+	assert_output "X "
+	# --yes answers the question about the topic, not about the groups.
+	run --separate-stderr tmq-topic delete --yes other
+	assert_success
+	assert_output ""
+	assert_stderr "tmq-topic: other: kept the group that reads it: X (--with-groups deletes them too)"
+	run groups_left
+	assert_output "X "
+	# Made again, the group's offsets are out of range for tmq-get.
+	tmq-topic create other
+	tmq-get -g Y -P 0 other >/dev/null
+	run --separate-stderr tmq-topic delete --yes --with-groups other
+	assert_success
+	assert_stderr ""
+	run groups_left
+	assert_output ""
+	# Without a terminal and without --yes, --with-groups deletes nothing.
+	tmq-topic create ev
+	tmq-get -g G -P 0 ev >/dev/null
+	run --separate-stderr setsid -w tmq-topic delete --with-groups ev </dev/null
+	assert_fails_with "tmq-topic: no terminal to confirm on: use --yes"
+	run groups_left
+	assert_output "G "
+}
+
 # --- prune -------------------------------------------------------------
 
 # A topic "old" (u16, 2 partitions) with three day files in partition 0
