@@ -187,6 +187,18 @@ make_roots() {
 	assert_output $'now\nstart'
 }
 
+@test "tmq-get --offset-reset completes start, now and fail" {
+	run comp tmq-get -g g --offset-reset ''
+	assert_success
+	assert_output $'fail\nnow\nstart'
+	run comp tmq-get --offset-reset f
+	assert_output fail
+	if command -v zsh >/dev/null; then
+		run zcomp tmq-get --offset-reset ''
+		assert_output $'fail\nnow\nstart'
+	fi
+}
+
 @test "tmq-put completes one TOPIC and no MESSAGE" {
 	make_roots
 	run comp tmq-put -k 1 ''
