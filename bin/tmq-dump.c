@@ -106,8 +106,8 @@ report_topic(const struct tmq_topic *t, struct tmq_error *e)
 
 /* Dump partition p of t; only the file named only_file when set. */
 static int
-dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
-    const char *only_file)
+dump_partition(struct dump *d, const struct tmq_topic *t,
+    struct tmq_dirlist *dl, unsigned p, const char *only_file)
 {
 	struct tmq_linereader r;
 	struct tmq_line l;
@@ -115,7 +115,7 @@ dump_partition(struct dump *d, const struct tmq_topic *t, unsigned p,
 	struct tmq_pfile cur;
 	int rc = 0, got;
 
-	if (tmq_lr_open(&r, t->dirfd, p, t->key_width, &e) < 0)
+	if (tmq_lr_open_shared(&r, dl, p, t->key_width, &e) < 0)
 		return report_topic(t, &e);
 	if (only_file != NULL) {
 		struct tmq_pfile pf;
@@ -161,11 +161,14 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 {
 	struct tmq_error e;
 	struct tmq_topic t;
+	struct tmq_dirlist dl;
 	unsigned p;
 	int rc = 0, r;
 
 	if (tmq_topic_open(rootfd, name, &t, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
+	/* One listing of the directory for all the partitions. */
+	tmq_dirlist_init(&dl, t.dirfd);
 	if (file != NULL) {
 		struct tmq_pfile pf;
 
@@ -175,15 +178,16 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 			tmq_topic_close(&t);
 			return -1;
 		}
-		rc = dump_partition(d, &t, pf.partition, file);
+		rc = dump_partition(d, &t, &dl, pf.partition, file);
 	} else
 		for (p = 0; p < t.partitions; p++) {
-			r = dump_partition(d, &t, p, NULL);
+			r = dump_partition(d, &t, &dl, p, NULL);
 			if (r < 0 || rc < 0)
 				rc = -1;
 			else
 				rc |= r;
 		}
+	tmq_dirlist_free(&dl);
 	tmq_topic_close(&t);
 	return rc;
 }

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "appender.h"
+#include "dirlist.h"
+#include "fdlimit.h"
 #include "fstype.h"
 #include "grow.h"
 #include "partfile.h"
@@ -49,8 +51,13 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 		return tmq_fail(e, "TMQ_APPEND='%s': want auto, lock or plain",
 		    env);
 	a->parts = calloc(t->partitions, sizeof *a->parts);
-	if (a->parts == NULL)
+	a->toopen = calloc(t->partitions, sizeof *a->toopen);
+	if (a->parts == NULL || a->toopen == NULL) {
+		free(a->parts);
+		free(a->toopen);
+		a->parts = NULL;
 		return tmq_fail(e, "out of memory");
+	}
 	for (i = 0; i < t->partitions; i++)
 		a->parts[i].fd = -1;
 	return 0;
@@ -62,25 +69,56 @@ needs_lock(int lockmode, int fd)
 	return lockmode >= 0 ? lockmode : tmq_fs_is_remote(fd);
 }
 
-/* Open (or start) partition p's file for day. */
+/* No descriptor is left: close another partition's file (it is opened
+ * again when next written).  Round the partitions, each in turn. */
 static int
-open_day_file(struct tmq_appender *a, unsigned p, unsigned day,
+spare_fd(void *arg)
+{
+	struct tmq_appender *a = arg;
+	unsigned k, q, n = a->topic->partitions;
+
+	for (k = 0; k < n; k++) {
+		q = (a->spare_next + k) % n;
+		if (a->parts[q].fd >= 0 && !a->parts[q].opening) {
+			close(a->parts[q].fd);
+			a->parts[q].fd = -1;
+			a->spare_next = (q + 1) % n;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+open_retry(struct tmq_appender *a, const char *name, int flags, mode_t mode,
     struct tmq_error *e)
+{
+	int fd;
+
+	while ((fd = tmq_open_regular(a->topic->dirfd, name, flags, mode,
+	    e)) < 0 && tmq_fd_exhausted(errno) && spare_fd(a) == 0)
+		;
+	if (fd < 0)
+		tmq_fd_hint_append(e, errno);
+	return fd;
+}
+
+/* Open (or start) partition p's file for day, under the topic's lock,
+ * files being p's files in the directory. */
+static int
+open_locked(struct tmq_appender *a, unsigned p, unsigned day,
+    const struct tmq_pfile *files, size_t n, struct tmq_error *e)
 {
 	const struct tmq_topic *t = a->topic;
 	struct tmq_app_part *ap = &a->parts[p];
-	struct tmq_pfile *files = NULL, pf;
-	size_t n, i;
-	int fd = -1, found = 0;
+	struct tmq_pfile pf;
+	size_t i;
+	int fd, found = 0;
 
 	if (ap->fd >= 0) {
 		close(ap->fd);
 		ap->fd = -1;
 	}
-	if (flock(t->dirfd, LOCK_EX) < 0)
-		return tmq_fail_errno(e, "%s: cannot lock the topic", t->name);
-	if (tmq_pfiles_list(t->dirfd, p, &files, &n, e) < 0)
-		goto out;
 	/* The newest file of the day, if one was started already. */
 	for (i = n; i-- > 0;)
 		if (files[i].day == day) {
@@ -96,45 +134,69 @@ open_day_file(struct tmq_appender *a, unsigned p, unsigned day,
 			uint64_t lines;
 			int partial, lfd;
 
-			lfd = tmq_open_regular(t->dirfd, files[n - 1].name,
-			    O_RDONLY, 0, e);
+			lfd = open_retry(a, files[n - 1].name, O_RDONLY, 0, e);
 			if (lfd < 0 || tmq_count_lines(lfd, &lines, &partial) < 0) {
 				if (lfd >= 0) {
 					tmq_fail_errno(e, "%s", files[n - 1].name);
 					close(lfd);
 				}
-				tmq_fail_prefix(e, "%s: partition %u", t->name, p);
-				goto out;
+				return tmq_fail_prefix(e, "%s: partition %u", t->name,
+				    p);
 			}
 			close(lfd);
 			/* Offsets never wrap: a file that ends past 2^64-1 is
 			 * corrupt, and nothing is appended after it. */
-			if (tmq_pfile_end(&files[n - 1], lines, &pf.first, e) < 0) {
-				tmq_fail_prefix(e, "%s", t->name);
-				goto out;
-			}
+			if (tmq_pfile_end(&files[n - 1], lines, &pf.first, e) < 0)
+				return tmq_fail_prefix(e, "%s", t->name);
 		}
 		tmq_pfile_name(&pf);
 	}
 	/* Read access too, to look at the file's last byte (end_cut_line).
 	 * Never anything but a regular file: a FIFO would hang us here with
 	 * the topic locked, a device would swallow the messages. */
-	fd = tmq_open_regular(t->dirfd, pf.name, O_RDWR | O_APPEND | O_CREAT,
-	    0666, e);
+	ap->opening = 1;
+	fd = open_retry(a, pf.name, O_RDWR | O_APPEND | O_CREAT, 0666, e);
 	if (fd < 0 && errno == EACCES)
-		fd = tmq_open_regular(t->dirfd, pf.name, O_WRONLY | O_APPEND |
-		    O_CREAT, 0666, e);
+		fd = open_retry(a, pf.name, O_WRONLY | O_APPEND | O_CREAT, 0666,
+		    e);
+	ap->opening = 0;
 	if (fd < 0)
-		tmq_fail_prefix(e, "%s: partition %u", t->name, p);
-out:
-	flock(t->dirfd, LOCK_UN);
-	free(files);
-	if (fd < 0)
-		return -1;
+		return tmq_fail_prefix(e, "%s: partition %u", t->name, p);
 	ap->fd = fd;
 	ap->day = day;
 	ap->locked = needs_lock(a->lockmode, fd);
 	return 0;
+}
+
+/* Open the day files of the partitions ps[0..nps) (none open for day):
+ * the topic is locked and its directory listed once for all of them, so
+ * that a batch over 10,000 partitions costs one listing, not 10,000.
+ * Starting a file is a read-count-create sequence that tmq processes
+ * serialise with this lock. */
+static int
+open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
+    unsigned day, struct tmq_error *e)
+{
+	const struct tmq_topic *t = a->topic;
+	struct tmq_dirlist dl;
+	const struct tmq_pfile *files;
+	size_t i, n;
+	int rc = 0;
+
+	if (flock(t->dirfd, LOCK_EX) < 0)
+		return tmq_fail_errno(e, "%s: cannot lock the topic", t->name);
+	tmq_dirlist_init(&dl, t->dirfd);
+	dl.spare_fd = spare_fd;
+	dl.spare_arg = a;
+	if (tmq_dirlist_refresh(&dl, e) < 0)
+		rc = tmq_fail_prefix(e, "%s", t->name);
+	for (i = 0; rc == 0 && i < nps; i++) {
+		tmq_dirlist_part(&dl, ps[i], &files, &n);
+		rc = open_locked(a, ps[i], day, files, n, e);
+	}
+	flock(t->dirfd, LOCK_UN);
+	tmq_dirlist_free(&dl);
+	return rc;
 }
 
 /* Before we append, the file must end with a newline: a line cut short by
@@ -228,7 +290,8 @@ flush_part(struct tmq_appender *a, unsigned p, unsigned day,
 
 	if (ap->len == 0)
 		return 0;
-	if ((ap->fd < 0 || ap->day != day) && open_day_file(a, p, day, e) < 0)
+	if ((ap->fd < 0 || ap->day != day) && open_day_files(a, &p, 1, day,
+	    e) < 0)
 		return -1;
 	if (write_all_locked(ap, &partial) < 0) {
 		tmq_fail_errno(e, "%s: partition %u: write failed%s",
@@ -265,12 +328,19 @@ tmq_appender_add(struct tmq_appender *a, unsigned partition, const char *line,
 int
 tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 {
-	unsigned p, day;
+	unsigned p, day, nopen = 0;
 	int rc = 0;
 
 	if (a->pending == 0)
 		return 0;
 	day = tmq_utc_day(tmq_now());
+	/* The files to open first, all under one lock and one listing. */
+	for (p = 0; p < a->topic->partitions; p++)
+		if (a->parts[p].len > 0 && (a->parts[p].fd < 0 ||
+		    a->parts[p].day != day))
+			a->toopen[nopen++] = p;
+	if (nopen > 1 && open_day_files(a, a->toopen, nopen, day, e) < 0)
+		rc = -1;
 	for (p = 0; p < a->topic->partitions; p++)
 		if (flush_part(a, p, day, e) < 0)
 			rc = -1;
@@ -296,5 +366,6 @@ tmq_appender_close(struct tmq_appender *a)
 		free(a->parts[p].buf);
 	}
 	free(a->parts);
+	free(a->toopen);
 	memset(a, 0, sizeof *a);
 }

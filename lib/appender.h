@@ -11,6 +11,7 @@ struct tmq_app_part {
 	int fd;
 	unsigned day;		/* the UTC day the open file belongs to */
 	int locked;		/* this file's filesystem needs fcntl locks */
+	int opening;		/* being opened: not to be closed to spare */
 	char *buf;
 	size_t len, cap;
 };
@@ -21,6 +22,8 @@ struct tmq_appender {
 	int lockmode;		/* -1 auto, 0 never, 1 always (TMQ_APPEND) */
 	struct tmq_app_part *parts;
 	size_t pending;		/* bytes buffered over all partitions */
+	unsigned *toopen;	/* partitions whose files a flush opens */
+	unsigned spare_next;	/* where spare_fd looks next */
 };
 
 int tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t,

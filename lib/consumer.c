@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ void
 tmq_consumer_clear_sources(struct tmq_consumer *c)
 {
 	size_t i;
+	unsigned p;
 
 	tmq_dbatch_reset(&c->batch);
 	for (i = 0; i < c->nsrc; i++)
@@ -41,6 +43,9 @@ tmq_consumer_clear_sources(struct tmq_consumer *c)
 	free(c->src);
 	c->src = NULL;
 	c->nsrc = c->next = 0;
+	for (i = 0; i < c->ntopics; i++)
+		for (p = 0; p < c->topics[i].partitions; p++)
+			c->ct[i]->src_of[p] = SIZE_MAX;
 }
 
 void
@@ -49,9 +54,14 @@ tmq_consumer_free(struct tmq_consumer *c)
 	size_t i;
 
 	tmq_consumer_clear_sources(c);
-	for (i = 0; i < c->ntopics; i++)
+	for (i = 0; i < c->ntopics; i++) {
 		tmq_topic_close(&c->topics[i]);
+		tmq_dirlist_free(&c->ct[i]->dl);
+		free(c->ct[i]->src_of);
+		free(c->ct[i]);
+	}
 	free(c->topics);
+	free(c->ct);
 	tmq_dbatch_free(&c->batch);
 	if (c->ifd >= 0)
 		close(c->ifd);
@@ -59,13 +69,37 @@ tmq_consumer_free(struct tmq_consumer *c)
 	c->ifd = -1;
 }
 
+/* A descriptor is wanted and none is left: close the file of a source
+ * that has nothing to read now (else of any other), to reopen when it is
+ * read again.  Round the sources, so that each gives up its own in turn. */
+static int
+spare_fd(void *arg)
+{
+	struct tmq_consumer *c = arg;
+	size_t k, i, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < c->nsrc; k++) {
+			i = (c->spare_next + k) % c->nsrc;
+			if (pass == 0 && !c->src[i].idle && !c->src[i].dry)
+				continue;
+			if (tmq_lr_park(&c->src[i].lr) == 0) {
+				c->spare_next = (i + 1) % c->nsrc;
+				return 0;
+			}
+		}
+	return -1;
+}
+
 int
 tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
     size_t *index, struct tmq_error *e)
 {
-	struct tmq_topic *nt;
+	struct tmq_topic *nt, *t;
+	struct tmq_ctopic **nct, *ct;
 	const char *env = getenv("TMQ_FOLLOW");
 	size_t i;
+	unsigned p;
 
 	for (i = 0; i < c->ntopics; i++)
 		if (strcmp(c->topics[i].name, name) == 0) {
@@ -76,8 +110,27 @@ tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
 	if (nt == NULL)
 		return tmq_fail(e, "out of memory");
 	c->topics = nt;
+	nct = realloc(c->ct, (c->ntopics + 1) * sizeof *nct);
+	if (nct == NULL)
+		return tmq_fail(e, "out of memory");
+	c->ct = nct;
 	if (tmq_topic_open(rootfd, name, &c->topics[c->ntopics], e) < 0)
 		return -1;
+	t = &c->topics[c->ntopics];
+	ct = calloc(1, sizeof *ct);
+	if (ct == NULL || (ct->src_of = malloc(t->partitions *
+	    sizeof *ct->src_of)) == NULL) {
+		free(ct);
+		tmq_topic_close(t);
+		return tmq_fail(e, "out of memory");
+	}
+	for (p = 0; p < t->partitions; p++)
+		ct->src_of[p] = SIZE_MAX;
+	tmq_dirlist_init(&ct->dl, t->dirfd);
+	ct->dl.spare_fd = spare_fd;
+	ct->dl.spare_arg = c;
+	ct->wd = -1;
+	c->ct[c->ntopics] = ct;
 	if (tmq_fs_is_remote(c->topics[c->ntopics].dirfd) ||
 	    (env != NULL && strcmp(env, "poll") == 0))
 		c->poll_only = 1;
@@ -103,9 +156,11 @@ tmq_consumer_add_source(struct tmq_consumer *c, size_t topic,
 	memset(s, 0, sizeof *s);
 	s->topic = topic;
 	s->partition = partition;
-	if (tmq_lr_open(&s->lr, t->dirfd, partition, t->key_width, e) < 0)
+	if (tmq_lr_open_shared(&s->lr, &c->ct[topic]->dl, partition,
+	    t->key_width, e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
 	s->open = 1;
+	c->ct[topic]->src_of[partition] = c->nsrc;
 	c->nsrc++;
 	return 0;
 }
@@ -172,6 +227,7 @@ tmq_consumer_seek_source(struct tmq_consumer *c, size_t i, uint64_t offset,
 	uint64_t gap;
 
 	tmq_dbatch_reset(&c->batch);
+	s->idle = 0;
 	if (tmq_lr_seek(&s->lr, offset, &gap, e) < 0)
 		return -1;
 	if (gap != offset)
@@ -194,6 +250,7 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 		uint64_t end;
 		int rc = 0;
 
+		s->idle = 0;
 		switch (p->kind) {
 		case TMQ_POS_START:
 			rc = tmq_lr_seek(&s->lr, 0, NULL, e);
@@ -228,9 +285,10 @@ static int
 fill(struct tmq_consumer *c, struct tmq_error *e)
 {
 	size_t k, n = c->nsrc, last = c->next + n - 1;
-	int progress;
+	int progress, relisted = 0;
 
 	tmq_dbatch_reset(&c->batch);
+again:
 	for (k = 0; k < n; k++)
 		c->src[k].dry = 0;
 	do {
@@ -242,9 +300,9 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 			struct tmq_line l;
 			int rc;
 
-			/* A source at its end is not asked again in this fill:
-			 * each time costs a look at the directory. */
-			if (s->stopped || s->dry || s->failed)
+			/* A source at its end is not asked again in this fill;
+			 * with inotify watching, not until a change names it. */
+			if (s->stopped || s->dry || s->failed || s->idle)
 				continue;
 			rc = tmq_lr_next(&s->lr, &l, e);
 			if (rc < 0) {
@@ -253,6 +311,7 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 			}
 			if (rc == 0) {
 				s->dry = 1;
+				s->idle = c->watching;
 				continue;
 			}
 			if (tmq_dbatch_add(&c->batch, i, l.offset, t->key_width,
@@ -263,6 +322,15 @@ fill(struct tmq_consumer *c, struct tmq_error *e)
 		}
 		c->next = (last + 1) % n;
 	} while (progress && c->batch.n < BATCH);
+	/* Without watches nothing tells us of new files: when every source
+	 * is at its end, list the directories once more (one listing for
+	 * all of a topic's partitions) and ask again. */
+	if (c->batch.n == 0 && !c->watching && !relisted) {
+		relisted = 1;
+		for (k = 0; k < c->ntopics; k++)
+			c->ct[k]->dl.stale = 1;
+		goto again;
+	}
 	tmq_dbatch_decode(&c->batch);
 	return 0;
 }
@@ -357,14 +425,53 @@ watch_all(struct tmq_consumer *c, struct tmq_error *e)
 	for (i = 0; i < c->ntopics; i++) {
 		snprintf(path, sizeof path, "/proc/self/fd/%d",
 		    c->topics[i].dirfd);
-		if (inotify_add_watch(c->ifd, path, IN_MODIFY | IN_CREATE |
-		    IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
+		c->ct[i]->wd = inotify_add_watch(c->ifd, path, IN_MODIFY |
+		    IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+		    IN_DELETE_SELF | IN_MOVE_SELF);
+		if (c->ct[i]->wd < 0) {
 			c->poll_only = 1;
 			return 0;
 		}
 	}
 	(void)e;
 	return 0;
+}
+
+/* Everything may have changed: list again, ask every source. */
+static void
+wake_all(struct tmq_consumer *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntopics; i++)
+		c->ct[i]->dl.stale = 1;
+	for (i = 0; i < c->nsrc; i++)
+		c->src[i].idle = 0;
+}
+
+/* An event on a topic directory: wake the partition it names; a file
+ * that came or went makes the listing stale. */
+static void
+on_event(struct tmq_consumer *c, const struct inotify_event *ev)
+{
+	struct tmq_pfile pf;
+	size_t i, s;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		wake_all(c);
+		return;
+	}
+	for (i = 0; i < c->ntopics && c->ct[i]->wd != ev->wd; i++)
+		;
+	if (i == c->ntopics || ev->len == 0 ||
+	    tmq_pfile_parse(ev->name, &pf) < 0 ||
+	    pf.partition >= c->topics[i].partitions)
+		return;
+	if (ev->mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE))
+		c->ct[i]->dl.stale = 1;
+	s = c->ct[i]->src_of[pf.partition];
+	if (s < c->nsrc)
+		c->src[s].idle = 0;
 }
 
 /* A removed directory that we hold open sends no IN_DELETE_SELF (our
@@ -391,8 +498,16 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 	ssize_t n;
 	int rc;
 
-	if (c->ifd < 0 && !c->poll_only && watch_all(c, e) < 0)
-		return -1;
+	if (c->ifd < 0 && !c->poll_only) {
+		if (watch_all(c, e) < 0)
+			return -1;
+		if (!c->poll_only) {
+			/* What came before the watches is looked for once. */
+			c->watching = 1;
+			wake_all(c);
+			return 0;
+		}
+	}
 	if (c->poll_only) {
 		if (timeout_ms < 0 || timeout_ms > POLL_INTERVAL_MS)
 			timeout_ms = POLL_INTERVAL_MS;
@@ -413,6 +528,7 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
 				return tmq_fail(e, "a topic directory was "
 				    "removed or moved");
+			on_event(c, ev);
 			q += sizeof *ev + ev->len;
 		}
 	}

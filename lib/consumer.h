@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "batchdecode.h"
+#include "dirlist.h"
 #include "linereader.h"
 #include "message.h"
 #include "position.h"
@@ -20,10 +21,19 @@ struct tmq_source {
 	int stopped;			/* past --until */
 	int failed;			/* could not be read: said, skipped */
 	int dry;			/* had nothing in this fill() */
+	int idle;			/* at its end: asked again when woken */
+};
+
+/* What the consumer keeps for each topic besides its definition. */
+struct tmq_ctopic {
+	struct tmq_dirlist dl;		/* the directory, listed once */
+	size_t *src_of;			/* partition -> source, or SIZE_MAX */
+	int wd;				/* inotify watch, or -1 */
 };
 
 struct tmq_consumer {
 	struct tmq_topic *topics;
+	struct tmq_ctopic **ct;		/* one for each of topics */
 	size_t ntopics;
 	struct tmq_source *src;
 	size_t nsrc, next;
@@ -36,6 +46,8 @@ struct tmq_consumer {
 	 * unreadable or corrupt file): each is said through notice and
 	 * skipped, and the others are read; the caller exits 1 at the end. */
 	unsigned long failures;
+	int watching;			/* inotify watches every topic */
+	size_t spare_next;		/* where tmq_lr_park looks next */
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;

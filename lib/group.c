@@ -13,6 +13,7 @@
 #include "group.h"
 #include "groupsnap.h"
 #include "liveness.h"
+#include "message.h"
 #include "names.h"
 #include "partfile.h"
 #include "timestamp.h"
@@ -126,6 +127,11 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 
 	if (tmq_group_name_check(name, e) < 0)
 		return -1;
+	if (t->partitions > TMQ_GROUP_MAX_PARTITIONS)
+		return tmq_fail(e, "group %s: topic %s has %u partitions, more "
+		    "than a group can share (%d: a member's offer of them all "
+		    "must fit in one %d-byte line)", name, t->name,
+		    t->partitions, TMQ_GROUP_MAX_PARTITIONS, TMQ_LINE_MAX);
 	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
 	if (tmq_topic_create(rootfd, gt, 4, 1, (char *const *)tmq_gkind_names,
 	    TMQ_G_NKINDS, t->name, e) < 0) {

@@ -73,6 +73,13 @@ struct tmq_group {
  * definition does not, as for groups the library made). */
 int tmq_group_open(int rootfd, const char *name, const char *topic_hint,
     struct tmq_group *g, struct tmq_error *e);
+/* The most partitions a group may share.  A member offers every partition
+ * in one REBALOFFER line, which must fit in the 4,096-byte line; 1,024
+ * leaves room for any set of partitions a member may also own (the unit
+ * test t-groupmsg encodes the worst cases).  Groups are refused at
+ * creation on larger topics, rather than failing mid-rebalance. */
+#define TMQ_GROUP_MAX_PARTITIONS 1024
+
 /* Create the group for topic, with every partition committed at start
  * or at the partition's current end ("now"); it is no error when another
  * process created it first. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdlimit.h"
 #include "linereader.h"
 #include "message.h"
 #include "regfile.h"
@@ -18,27 +19,51 @@
 /* Lines up to this long are read whole; longer ones are reported and
  * skipped, so memory stays bounded whatever a file holds. */
 #define LR_BUFSZ (64 * 1024)
+/* A reader starts small and grows to LR_BUFSZ when a line or a read needs
+ * it: a follower of 10,000 quiet partitions holds 10,000 buffers. */
+#define LR_BUFMIN (4 * 1024)
 
-int
-tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
-    int key_width, struct tmq_error *e)
+static int relist(struct tmq_linereader *r, struct tmq_error *e);
+static size_t file_for(const struct tmq_linereader *r, uint64_t offset);
+
+static int
+lr_init(struct tmq_linereader *r, int dirfd, struct tmq_dirlist *dl,
+    unsigned partition, int key_width, struct tmq_error *e)
 {
 	memset(r, 0, sizeof *r);
 	r->fd = -1;
 	r->dirfd = dirfd;
+	r->shared = dl;
 	r->partition = partition;
 	r->key_width = key_width;
-	r->cap = LR_BUFSZ;
+	r->cap = LR_BUFMIN;
 	r->buf = malloc(r->cap);
 	if (r->buf == NULL)
 		return tmq_fail(e, "out of memory");
-	if (tmq_pfiles_list(dirfd, partition, &r->files, &r->nfiles, e) < 0) {
+	if (relist(r, e) < 0) {
 		free(r->buf);
+		free(r->files);
+		memset(r, 0, sizeof *r);
+		r->fd = -1;
 		return -1;
 	}
 	if (r->nfiles > 0)
 		r->offset = r->files[0].first;
 	return 0;
+}
+
+int
+tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
+    int key_width, struct tmq_error *e)
+{
+	return lr_init(r, dirfd, NULL, partition, key_width, e);
+}
+
+int
+tmq_lr_open_shared(struct tmq_linereader *r, struct tmq_dirlist *dl,
+    unsigned partition, int key_width, struct tmq_error *e)
+{
+	return lr_init(r, dl->dirfd, dl, partition, key_width, e);
 }
 
 void
@@ -59,17 +84,93 @@ tmq_lr_offset(const struct tmq_linereader *r)
 }
 
 static int
+grow(struct tmq_linereader *r)
+{
+	char *nb = realloc(r->buf, r->cap * 2 > LR_BUFSZ ? LR_BUFSZ :
+	    r->cap * 2);
+
+	if (nb == NULL)
+		return -1;
+	r->buf = nb;
+	r->cap = r->cap * 2 > LR_BUFSZ ? LR_BUFSZ : r->cap * 2;
+	return 0;
+}
+
+/* Open a file of the partition; when no descriptor is left, ask the
+ * shared listing's owner to spare one. */
+static int
+open_name(struct tmq_linereader *r, const char *name, struct tmq_error *e)
+{
+	int fd;
+
+	while ((fd = tmq_open_regular(r->dirfd, name, O_RDONLY, 0, e)) < 0 &&
+	    tmq_fd_exhausted(errno) && r->shared != NULL &&
+	    r->shared->spare_fd != NULL &&
+	    r->shared->spare_fd(r->shared->spare_arg) == 0)
+		;
+	if (fd < 0)
+		tmq_fd_hint_append(e, errno);
+	return fd;
+}
+
+static int
 open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 {
 	if (r->fd >= 0)
 		close(r->fd);
+	r->parked = 0;
 	r->cur = i;
 	r->start = r->end = 0;
 	r->overlong = 0;
-	r->fd = tmq_open_regular(r->dirfd, r->files[i].name, O_RDONLY, 0, e);
+	r->fd = open_name(r, r->files[i].name, e);
 	if (r->fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
 	r->offset = r->files[i].first;
+	return 0;
+}
+
+int
+tmq_lr_park(struct tmq_linereader *r)
+{
+	off_t pos;
+
+	if (r->fd < 0 || (pos = lseek(r->fd, 0, SEEK_CUR)) < 0)
+		return -1;
+	memcpy(r->parked_name, r->cur < r->nfiles ? r->files[r->cur].name :
+	    "", sizeof r->parked_name);
+	if (r->parked_name[0] == '\0')
+		return -1;	/* (our file was pruned: keep it open) */
+	close(r->fd);
+	r->fd = -1;
+	r->parked = 1;
+	r->pos = pos;
+	return 0;
+}
+
+/* Reopen a parked file where we left it.  If it went (pruned), go on from
+ * the file that holds our offset now. */
+static int
+unpark(struct tmq_linereader *r, struct tmq_error *e)
+{
+	int fd = open_name(r, r->parked_name, e);
+
+	if (fd < 0 && errno == ENOENT) {
+		r->parked = 0;
+		if (r->skip_to < r->offset)
+			r->skip_to = r->offset;
+		if (relist(r, e) < 0)
+			return -1;
+		return r->nfiles > 0 ? open_file(r, file_for(r,
+		    r->skip_to), e) : 0;
+	}
+	if (fd < 0)
+		return tmq_fail_prefix(e, "partition %u", r->partition);
+	if (lseek(fd, r->pos, SEEK_SET) < 0) {
+		close(fd);
+		return tmq_fail_errno(e, "partition %u: seek", r->partition);
+	}
+	r->fd = fd;
+	r->parked = 0;
 	return 0;
 }
 
@@ -84,14 +185,28 @@ relist(struct tmq_linereader *r, struct tmq_error *e)
 	cur[0] = '\0';
 	/* (cur is (size_t)-1 once our file was pruned and none is before
 	 * our offset: then there is no name to look for.) */
-	if (r->fd >= 0 && r->cur < r->nfiles)
+	if ((r->fd >= 0 || r->parked) && r->cur < r->nfiles)
 		memcpy(cur, r->files[r->cur].name, sizeof cur);
-	if (tmq_pfiles_list(r->dirfd, r->partition, &files, &n, e) < 0)
+	if (r->shared != NULL) {
+		const struct tmq_pfile *v;
+
+		if (tmq_dirlist_refresh(r->shared, e) < 0)
+			return -1;
+		if (r->shared_gen == r->shared->gen)
+			return 0;	/* nothing new */
+		tmq_dirlist_part(r->shared, r->partition, &v, &n);
+		files = NULL;
+		if (n > 0 && (files = malloc(n * sizeof *files)) == NULL)
+			return tmq_fail(e, "out of memory");
+		if (n > 0)
+			memcpy(files, v, n * sizeof *files);
+		r->shared_gen = r->shared->gen;
+	} else if (tmq_pfiles_list(r->dirfd, r->partition, &files, &n, e) < 0)
 		return -1;
 	free(r->files);
 	r->files = files;
 	r->nfiles = n;
-	if (r->fd < 0)
+	if (r->fd < 0 && !r->parked)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (strcmp(files[i].name, cur) == 0) {
@@ -298,10 +413,19 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 					return 1;
 				continue;
 			}
-			if (r->start == 0 && r->end == r->cap) {
+			if (r->start == 0 && r->end == r->cap &&
+			    r->cap < LR_BUFSZ) {
+				if (grow(r) < 0)
+					return tmq_fail(e, "out of memory");
+			} else if (r->start == 0 && r->end == r->cap) {
 				r->overlong = 1;	/* drop it, keep going */
 				r->start = r->end = 0;
 			}
+		}
+		if (r->fd < 0 && r->parked) {
+			if (unpark(r, e) < 0)
+				return -1;
+			continue;
 		}
 		if (r->fd < 0) {
 			if (r->nfiles == 0 && relist(r, e) < 0)
@@ -318,6 +442,11 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 		}
 		n = read(r->fd, r->buf + r->end, r->cap - r->end);
 		if (n > 0) {
+			/* A read that fills the buffer: more is waiting, take
+			 * it in larger reads. */
+			if ((size_t)n == r->cap - r->end && r->cap < LR_BUFSZ &&
+			    r->end == 0 && grow(r) < 0)
+				return tmq_fail(e, "out of memory");
 			r->end += (size_t)n;
 			continue;
 		}

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+#include "dirlist.h"
 #include "error.h"
 #include "partfile.h"
 
@@ -35,11 +37,25 @@ struct tmq_linereader {
 	int skip_time;		/* discard lines older than skip_ts */
 	double skip_ts;
 	char problem[64];	/* what tmq_lr_cut_tail found */
+	struct tmq_dirlist *shared;	/* the topic's listing, or NULL */
+	unsigned shared_gen;	/* the listing's gen that files copies */
+	int parked;		/* fd closed to spare it; reopen at pos */
+	off_t pos;
+	char parked_name[sizeof ((struct tmq_pfile *)0)->name];
 };
 
 int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
     int key_width, struct tmq_error *e);
+/* The same, taking the partition's files from a listing shared with the
+ * topic's other readers (which must outlive r) instead of listing the
+ * directory itself; the listing's spare_fd is asked for a descriptor when
+ * none is left. */
+int tmq_lr_open_shared(struct tmq_linereader *r, struct tmq_dirlist *dl,
+    unsigned partition, int key_width, struct tmq_error *e);
 void tmq_lr_close(struct tmq_linereader *r);
+/* Close the file descriptor, to spare it; the next read reopens the file
+ * where it was.  -1 when r holds none. */
+int tmq_lr_park(struct tmq_linereader *r);
 /* Position at offset.  An offset before the first line that still exists
  * starts at that line (*gap_to is set to it, else to offset); one past the
  * end is waited for. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdlimit.h"
 #include "partfile.h"
 #include "grow.h"
 #include "regfile.h"
@@ -91,9 +92,13 @@ tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
 
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		int err = errno;
+
 		if (fd >= 0)
 			close(fd);
-		return tmq_fail_errno(e, "cannot list the topic directory");
+		errno = err;
+		return tmq_fail(e, "cannot list the topic directory: %s%s",
+		    strerror(err), tmq_fd_hint(err));
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')

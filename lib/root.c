@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdlimit.h"
 #include "root.h"
 
 int
@@ -62,6 +63,10 @@ tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 {
 	int d;
 
+	/* Every tool opens its root first: a reader of many partitions holds
+	 * a descriptor for each, so the soft limit goes up to the hard one
+	 * here, once, before any is needed. */
+	tmq_fdlimit_raise();
 	d = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d < 0 && errno == ENOENT && create) {
 		if (mkdirs(path) < 0)

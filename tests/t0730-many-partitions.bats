@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# t0730-many-partitions: topics of hundreds of partitions.  A follower
+# wakes for the partition that changed (inotify names it) and lists the
+# directory once for all; descriptors are raised to the hard limit, spared
+# when they run out all the same, and named as the cause when none is
+# left; a group is refused at creation on a topic too large for its
+# offers to fit in a line.
+#
+# Every test has a fresh root; every wait is bounded in time.
+
+load test_helper
+
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	: >"$BATS_TEST_TMPDIR/.pids"
+}
+
+teardown() {
+	local pid
+	while read -r pid; do
+		kill -9 "$pid" 2>/dev/null || :
+	done <"$BATS_TEST_TMPDIR/.pids"
+}
+
+track() {
+	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
+}
+
+# wait_until SECONDS COMMAND...: run COMMAND every 20 ms until it
+# succeeds; fail after SECONDS.
+wait_until() {
+	local limit=$(( $1 * 50 )) i=0
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		if [ "$i" -ge "$limit" ]; then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+lines_in() {
+	[ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]
+}
+
+# A key of partition $2 of topic $1 (u32 keys).
+key_of() {
+	local k=0
+	while [ "$(tmq-topic partition "$1" "$k")" != "$2" ]; do
+		k=$((k + 1))
+	done
+	echo "$k"
+}
+
+@test "a follower of 300 partitions wakes for the one written, for a new day file and for a file renamed in" {
+	tmq-topic create ev -k u32 -p 300
+	seq 0 899 | sed 's/$/:x/' | tmq-put -K: ev
+	tmq-get -f -F '%p %s\n' ev >out 2>err &
+	track $!
+	wait_until 20 lines_in out 900
+	local k
+	k=$(key_of ev 299)
+	tmq-put -k "$k" ev last
+	wait_until 10 lines_in out 901
+	# A day file that appears (as tomorrow's would), then one renamed in.
+	tmq_write_line "$TMQ_ROOT/ev" 7-20991231_100.tmf u32 1 4102444000 newday
+	wait_until 10 lines_in out 902
+	tmq_write_line "$BATS_TEST_TMPDIR" 8-20991231_100.tmf u32 1 4102444000 renamed
+	mv "$BATS_TEST_TMPDIR/8-20991231_100.tmf" "$TMQ_ROOT/ev/"
+	wait_until 10 lines_in out 903
+	run tail -n 3 out
+	assert_output $'299 last\n7 newday\n8 renamed'
+	run cat err
+	assert_output ''
+}
+
+@test "the soft limit on open files is raised to the hard one" {
+	[ "$(ulimit -H -n)" != unlimited ] && [ "$(ulimit -H -n)" -gt 64 ] ||
+	    skip "the hard limit on open files is $(ulimit -H -n)"
+	tmq-topic create ev
+	(
+		ulimit -S -n 64
+		exec tmq-get -f ev >/dev/null
+	) &
+	local pid=$!
+	track "$pid"
+	wait_until 10 grep -q '^Max open files' "/proc/$pid/limits"
+	wait_until 10 test "$(readlink "/proc/$pid/exe")" != "$(readlink /proc/$$/exe)"
+	run awk '/^Max open files/ { print ($4 == $5) ? "raised" : $4 " of " $5 }' "/proc/$pid/limits"
+	assert_output raised
+}
+
+@test "with 64 descriptors, tmq-put writes 2,000 keys over 500 partitions and tmq-get reads them all, following too" {
+	tmq-topic create ev -k u32 -p 500
+	(
+		ulimit -n 64
+		seq 0 1999 | sed 's/$/:x/' | tmq-put -K: ev
+	)
+	# (nearly every partition has a file open while the batch is written)
+	[ "$(ls "$TMQ_ROOT/ev" | wc -l)" -gt 450 ]
+	run bash -c "ulimit -n 64 && tmq-get ev | wc -l"
+	assert_success
+	assert_output 2000
+	(
+		ulimit -n 64
+		exec tmq-get -f -n 2002 -F '%p %s\n' ev >out 2>err
+	) &
+	track $!
+	wait_until 20 lines_in out 2000
+	tmq-put -k "$(key_of ev 0)" ev first
+	tmq-put -k "$(key_of ev 499)" ev last
+	wait_until 20 lines_in out 2002
+	run tail -n 2 out
+	assert_output $'0 first\n499 last'
+	run cat err
+	assert_output ''
+}
+
+@test "when no descriptor is left, the message says so and names the limit" {
+	tmq-topic create ev -p 4
+	tmq-put ev x
+	run --separate-stderr bash -c 'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ulimit -n 5; exec tmq-get ev'
+	assert_failure 1
+	[[ $stderr =~ ^tmq-get:\ ev:\ .*Too\ many\ open\ files\ \(this\ process\ may\ open\ 5\ files\ at\ once\;\ raise\ the\ limit\ with\ ulimit\ -n\)$ ]] ||
+	    fail "stderr: $stderr"
+}
+
+@test "a group on a topic of more than 1,024 partitions is refused at creation, saying why" {
+	tmq-topic create big -p 1025
+	run --separate-stderr tmq-get -g G -P 0 big
+	assert_failure 1
+	assert_equal "$stderr" "tmq-get: group G: topic big has 1025 partitions, more than a group can share (1024: a member's offer of them all must fit in one 4096-byte line)"
+	run --separate-stderr tmq-get -g G big
+	assert_failure 1
+	assert_equal "$stderr" "tmq-get: group G: topic big has 1025 partitions, more than a group can share (1024: a member's offer of them all must fit in one 4096-byte line)"
+	run ls "$TMQ_ROOT"
+	assert_output $'big\nbig.twc'
+	# 1,024 is fine, and a member's offer of all of them is written.
+	tmq-topic create ok -p 1024
+	run tmq-get -g G2 ok
+	assert_success
+	run tmq-group describe G2
+	assert_success
+}
