@@ -23,6 +23,7 @@
 #include "appender.h"
 #include "dirlist.h"
 #include "fdlimit.h"
+#include "modes.h"
 #include "fstype.h"
 #include "grow.h"
 #include "partfile.h"
@@ -162,6 +163,7 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	ap->opening = 0;
 	if (fd < 0)
 		return tmq_fail_prefix(e, "%s: partition %u", t->name, p);
+	tmq_mode_follow(t->dirfd, fd);
 	ap->fd = fd;
 	ap->day = day;
 	ap->locked = needs_lock(a->lockmode, fd);

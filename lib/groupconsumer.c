@@ -10,6 +10,7 @@
 #include "beneath.h"
 #include "groupconsumer.h"
 #include "grow.h"
+#include "modes.h"
 #include "names.h"
 #include "partfile.h"
 
@@ -236,6 +237,8 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	/* The lock lives in the log's dot-folder, where the library never
 	 * looks for partition files. */
 	dfd = tmq_subdir_beneath(gc->g.log.dirfd, ".tmq", 1, 0777);
+	if (dfd >= 0)
+		tmq_mode_follow(gc->g.log.dirfd, dfd);
 	if (dfd < 0) {
 		struct stat st;
 
@@ -248,6 +251,8 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		    gc->g.log.name);
 	}
 	fd = tmq_open_beneath(dfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		tmq_mode_follow(dfd, fd);
 	close(dfd);
 	if (fd < 0)
 		return tmq_fail_errno(e, "group %s: cannot open the lock %s/.tmq/lock",

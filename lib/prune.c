@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "names.h"
+#include "modes.h"
 #include "prune.h"
 #include "regfile.h"
 
@@ -30,6 +31,7 @@ copy_file(int fromdir, const char *name, int todir)
 		close(in);
 		return -1;
 	}
+	tmq_mode_follow(todir, out);
 	while ((r = read(in, buf, sizeof buf)) > 0)
 		if (write(out, buf, (size_t)r) != r) {
 			rc = -1;
@@ -62,7 +64,7 @@ open_archive(const char *dir, const struct tmq_topic *t, struct tmq_error *e)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return tmq_fail_errno(e, "%s", dir);
-	if (mkdirat(fd, t->name, 0777) < 0 && errno != EEXIST) {
+	if (tmq_mkdir_follow(fd, t->name) < 0 && errno != EEXIST) {
 		tmq_fail_errno(e, "%s/%s", dir, t->name);
 		close(fd);
 		return -1;

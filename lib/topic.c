@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "jsontext.h"
 #include "keys.h"
+#include "modes.h"
 #include "grow.h"
 #include "names.h"
 #include "regfile.h"
@@ -267,6 +268,8 @@ write_def(int rootfd, const char *name, int key_width, unsigned partitions,
 	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", name, (long)getpid());
 	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0666);
+	if (fd >= 0)
+		tmq_mode_follow(rootfd, fd);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
 		tmq_fail_errno(e, "%s: cannot write the definition", name);
 		if (fd >= 0)
@@ -335,7 +338,7 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 	snprintf(path, sizeof path, "%s.twc", name);
 	if (faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return tmq_fail(e, "%s: topic exists", name);
-	if (mkdirat(rootfd, name, 0777) < 0) {
+	if (tmq_mkdir_follow(rootfd, name) < 0) {
 		if (errno == EEXIST)
 			return tmq_fail(e, "%s: topic exists", name);
 		return tmq_fail_errno(e, "%s: cannot create the topic "

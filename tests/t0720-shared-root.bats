@@ -15,6 +15,56 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 	OUT=$BATS_TEST_TMPDIR/outside
 	mkdir "$OUT"
+	: >"$BATS_TEST_TMPDIR/.undo"
+}
+
+# Users, groups and directories a test made, undone whatever happened.
+teardown() {
+	local what name
+	while read -r what name; do
+		case $what in
+		user) userdel "$name" 2>/dev/null || : ;;
+		group) groupdel "$name" 2>/dev/null || : ;;
+		dir) rm -rf "$name" ;;
+		pid) kill -9 "$name" 2>/dev/null || : ;;
+		esac
+	done <"$BATS_TEST_TMPDIR/.undo"
+}
+
+undo() {
+	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+}
+
+# Two Unix users in one fresh group (names in U1, U2, GRP), and a
+# directory all users can reach (SHARED) for their root.
+two_users() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
+	command -v useradd >/dev/null && command -v runuser >/dev/null ||
+	    skip "useradd or runuser is missing"
+	GRP=tmqg$$
+	U1=tmqa$$
+	U2=tmqb$$
+	groupadd "$GRP"
+	undo group "$GRP"
+	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
+	undo user "$U1"
+	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
+	undo user "$U2"
+	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
+	undo dir "$SHARED"
+	chmod 755 "$SHARED"
+	# The tools must be reachable by the two users.
+	[ -x "$TMQ_BIN/tmq-put" ] && runuser -u "$U1" -- test -x "$TMQ_BIN/tmq-put" ||
+	    skip "$TMQ_BIN is not reachable by other users"
+}
+
+# as USER COMMAND: run COMMAND (a shell line) as USER, umask 022, in the
+# shared root.
+as() {
+	local u=$1
+	shift
+	runuser -u "$u" -- env PATH="$PATH" TMQ_ROOT="$SHARED/root" \
+	    ASAN_OPTIONS="${ASAN_OPTIONS-}" sh -c "umask 022; cd /; $*"
 }
 
 # The day file tmq-put starts today for partition $1 (default 0).
@@ -126,4 +176,62 @@ today_file() {
 	assert_output ''
 	run ls "$TMQ_ROOT/ev"
 	assert_line 0-20260101_0.tmf
+}
+
+# ---------------------------------------------------------------- modes
+
+@test "a setgid, group-writable root shared by two users with umask 022: both produce, consume and share groups" {
+	two_users
+	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
+	run --separate-stderr as "$U1" 'tmq-topic create ev -p 2 && tmq-put -k 1 ev a1 && tmq-put -k 2 ev a2'
+	assert_success
+	assert_equal "$stderr" ''
+	# The other user appends to the day files the first one started.
+	run --separate-stderr as "$U2" 'tmq-put -k 1 ev b1 && tmq-put -k 2 ev b2'
+	assert_success
+	assert_equal "$stderr" ''
+	# The second user creates a group; the first reads and commits in it.
+	run --separate-stderr as "$U2" 'tmq-get -g G --window 1 --commit -n 1 -F "%s\n" ev'
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr as "$U1" 'tmq-get -g G --window 1 --commit -F "%s\n" ev'
+	assert_success
+	assert_equal "$stderr" ''
+	assert_equal "$(echo "$output" | wc -l)" 3
+	run --separate-stderr as "$U2" 'tmq-group describe G'
+	assert_success
+	# Fixed partitions: the lock one user made, the other takes.
+	run --separate-stderr as "$U1" 'tmq-get -g F -P 0 -F "%s\n" ev'
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr as "$U2" 'tmq-get -g F -P 0 -F "%s\n" ev && tmq-commit F 0 1'
+	assert_success
+	assert_equal "$stderr" ''
+	# What was made is the group's to write, directories setgid.
+	run find "$SHARED/root" -mindepth 1 \( -type f ! -perm -0660 \) -o \( -type d ! -perm -2770 \)
+	assert_output ''
+	run find "$SHARED/root" -mindepth 1 ! -group "$GRP"
+	assert_output ''
+}
+
+@test "without setgid on the directory, the umask decides" {
+	export TMQ_ROOT="$BATS_TEST_TMPDIR/r"
+	mkdir -m 0775 "$TMQ_ROOT"
+	(
+		umask 022
+		tmq-topic create ev
+		tmq-put ev x
+	)
+	run stat -c %a "$TMQ_ROOT/ev" "$TMQ_ROOT/ev.twc" "$TMQ_ROOT"/ev/*.tmf
+	assert_output $'755\n644\n644'
+	chmod 2775 "$TMQ_ROOT"
+	(
+		umask 077
+		tmq-topic create ev2
+		tmq-put ev2 x
+		tmq-get -g G -P 0 ev2 >/dev/null
+	)
+	run stat -c %a "$TMQ_ROOT/ev2" "$TMQ_ROOT/ev2.twc" "$TMQ_ROOT"/ev2/*.tmf \
+	    "$TMQ_ROOT/--group--G" "$TMQ_ROOT/--group--G/.tmq" "$TMQ_ROOT/--group--G/.tmq/lock"
+	assert_output $'2770\n660\n660\n2770\n2770\n660'
 }
