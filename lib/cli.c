@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "notice.h"
 #include "grow.h"
 
 #define COMPLETION_HELPER 0x7ff0
@@ -202,6 +203,14 @@ close_stdout_at_exit(void)
 		_exit(TMQ_EXIT_FAIL);
 }
 
+static void
+print_notice(void *arg, const char *msg)
+{
+	const struct tmq_cmd *cmd = arg;
+
+	fprintf(stderr, "%s: %s\n", cmd->name, msg);
+}
+
 int
 tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 {
@@ -261,6 +270,8 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 			exit_cmd = cmd;
 			atexit(close_stdout_at_exit);
 		}
+		/* The library's notices go to stderr under the tool's name. */
+		tmq_notice_sink(print_notice, (void *)cmd);
 	}
 	li = -1;
 	c = getopt_long(argc, argv, shorts, longs, &li);

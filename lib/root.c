@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "fdlimit.h"
+#include "notice.h"
 #include "root.h"
+#include "rootrisk.h"
 
 int
 tmq_root_path(const char *opt, char **path, struct tmq_error *e)
@@ -61,6 +63,8 @@ mkdirs(const char *path)
 int
 tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 {
+	static int warned;
+	char risk[1024];
 	int d;
 
 	/* Every tool opens its root first: a reader of many partitions holds
@@ -78,6 +82,11 @@ tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 			return tmq_fail(e, "%s: no such root (create a topic "
 			    "first, or use -d DIR)", path);
 		return tmq_fail_errno(e, "%s", path);
+	}
+	/* Once a process (tmq-dump may open several). */
+	if (!warned && tmq_root_risk(d, path, risk, sizeof risk)) {
+		warned = 1;
+		tmq_notice("%s", risk);
 	}
 	*fd = d;
 	return 0;

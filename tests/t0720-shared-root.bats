@@ -235,3 +235,42 @@ today_file() {
 	    "$TMQ_ROOT/--group--G" "$TMQ_ROOT/--group--G/.tmq" "$TMQ_ROOT/--group--G/.tmq/lock"
 	assert_output $'2770\n660\n660\n2770\n2770\n660'
 }
+
+# ---------------------------------------------------------------- risk
+
+@test "a world-writable root without the sticky bit is warned about once, naming the path" {
+	tmq-topic create ev
+	chmod 0777 "$TMQ_ROOT"
+	run --separate-stderr tmq-put ev x
+	assert_success
+	assert_equal "$stderr" "tmq-put: $TMQ_ROOT: the root is open to others: every user can write to it, so they can plant, change or remove its files (see tmq(7), A shared root)"
+	run --separate-stderr tmq-get ev
+	assert_success
+	assert_equal "$(echo "$stderr" | wc -l)" 1
+	# Sticky and ours, as /tmp is: no warning.
+	chmod 1777 "$TMQ_ROOT"
+	run --separate-stderr tmq-get ev
+	assert_success
+	assert_equal "$stderr" ''
+	chmod 0755 "$TMQ_ROOT"
+	run --separate-stderr tmq-get ev
+	assert_equal "$stderr" ''
+}
+
+@test "a root that another user owns and lets others write to is warned about, also through a symbolic link" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to give the root to another user"
+	tmq-topic create ev
+	chown nobody "$TMQ_ROOT"
+	chmod 0775 "$TMQ_ROOT"
+	ln -s "$TMQ_ROOT" "$BATS_TEST_TMPDIR/link"
+	run --separate-stderr tmq-get -d "$BATS_TEST_TMPDIR/link" ev
+	assert_success
+	assert_equal "$stderr" "tmq-get: $BATS_TEST_TMPDIR/link: the root is open to others: it belongs to user nobody, and its group can write to it, so they can plant, change or remove its files (see tmq(7), A shared root)"
+	chmod 1777 "$TMQ_ROOT"
+	run --separate-stderr tmq-topic list
+	assert_equal "$stderr" "tmq-topic: $TMQ_ROOT: the root is open to others: it belongs to user nobody, and every user can write to it, so they can plant, change or remove its files (see tmq(7), A shared root)"
+	# Owned by another user who alone may write: nothing to say.
+	chmod 0755 "$TMQ_ROOT"
+	run --separate-stderr tmq-get ev
+	assert_equal "$stderr" ''
+}

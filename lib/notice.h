@@ -1,0 +1,11 @@
+/* notice.h: notices, one-line warnings that do not stop the work (a root
+ * open to others).  The library hands them to the sink the tool set up
+ * (tmq_getopt sets one that prints "TOOL: MESSAGE" on stderr); without a
+ * sink they go nowhere. */
+#ifndef TMQ_NOTICE_H
+#define TMQ_NOTICE_H
+
+void tmq_notice_sink(void (*fn)(void *arg, const char *msg), void *arg);
+void tmq_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
