@@ -190,7 +190,8 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
 	tmq_dirlist_init(&dl, t->dirfd);
 	dl.spare_fd = spare_fd;
 	dl.spare_arg = a;
-	if (tmq_dirlist_refresh(&dl, e) < 0)
+	/* (For one partition, only its files are kept.) */
+	if (tmq_dirlist_refresh_part(&dl, nps == 1 ? (long)ps[0] : -1, e) < 0)
 		rc = tmq_fail_prefix(e, "%s", t->name);
 	for (i = 0; rc == 0 && i < nps; i++) {
 		tmq_dirlist_part(&dl, ps[i], &files, &n);

@@ -27,12 +27,19 @@ tmq_dirlist_free(struct tmq_dirlist *dl)
 int
 tmq_dirlist_refresh(struct tmq_dirlist *dl, struct tmq_error *e)
 {
+	return tmq_dirlist_refresh_part(dl, -1, e);
+}
+
+int
+tmq_dirlist_refresh_part(struct tmq_dirlist *dl, long partition,
+    struct tmq_error *e)
+{
 	struct tmq_pfile *files;
 	size_t n;
 
 	if (!dl->stale)
 		return 0;
-	while (tmq_pfiles_list(dl->dirfd, -1, &files, &n, e) < 0)
+	while (tmq_pfiles_list(dl->dirfd, partition, &files, &n, e) < 0)
 		if (!tmq_fd_exhausted(errno) || dl->spare_fd == NULL ||
 		    dl->spare_fd(dl->spare_arg) < 0)
 			return -1;

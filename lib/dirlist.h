@@ -27,6 +27,9 @@ void tmq_dirlist_init(struct tmq_dirlist *dl, int dirfd);
 void tmq_dirlist_free(struct tmq_dirlist *dl);
 /* List the directory again if stale. */
 int tmq_dirlist_refresh(struct tmq_dirlist *dl, struct tmq_error *e);
+/* The same, keeping only the files of one partition (all when -1). */
+int tmq_dirlist_refresh_part(struct tmq_dirlist *dl, long partition,
+    struct tmq_error *e);
 /* The files of one partition within the listing: *v (not owned) and *n. */
 void tmq_dirlist_part(const struct tmq_dirlist *dl, unsigned partition,
     const struct tmq_pfile **v, size_t *n);

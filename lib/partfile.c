@@ -85,7 +85,8 @@ tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
     struct tmq_error *e)
 {
 	struct tmq_pfile *v = NULL, pf;
-	size_t cnt = 0, cap = 0;
+	size_t cnt = 0, cap = 0, plen = 0;
+	char prefix[24];
 	struct dirent *de;
 	DIR *d;
 	int fd;
@@ -100,8 +101,13 @@ tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
 		return tmq_fail(e, "cannot list the topic directory: %s%s",
 		    strerror(err), tmq_fd_hint(err));
 	}
+	if (partition >= 0)
+		plen = (size_t)snprintf(prefix, sizeof prefix, "%ld-", partition);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		/* One partition of thousands: most names differ at once. */
+		if (plen > 0 && memcmp(de->d_name, prefix, plen) != 0)
 			continue;
 		if (tmq_pfile_parse(de->d_name, &pf) < 0)
 			continue;
