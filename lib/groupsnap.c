@@ -52,6 +52,7 @@
 #include "beneath.h"
 #include "group.h"
 #include "groupsnap.h"
+#include "modes.h"
 
 #define MAGIC "TMQGSNAP"
 #define SNAP_VERSION 2
@@ -644,7 +645,11 @@ verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 static int
 open_snapdir(const struct tmq_group *g, int create)
 {
-	return tmq_subdir_beneath(g->log.dirfd, SNAP_DIR, create, 0777);
+	int fd = tmq_subdir_beneath(g->log.dirfd, SNAP_DIR, create, 0777);
+
+	if (fd >= 0 && create)
+		tmq_mode_follow(g->log.dirfd, fd);
+	return fd;
 }
 
 /* Remove what writers killed between writing and renaming left behind:
@@ -831,6 +836,7 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 		tmq_fail_errno(e, "%s/%s", SNAP_DIR, tmp);
 		goto out;
 	}
+	tmq_mode_follow(dfd, fd);
 	for (off = 0; off < n;) {
 		ssize_t w = write(fd, buf + off, n - off);
 
