@@ -69,6 +69,50 @@ tmq_consumer_free(struct tmq_consumer *c)
 	c->ifd = -1;
 }
 
+static int
+watch_dir(struct tmq_consumer *c, int dirfd)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
+	return inotify_add_watch(c->ifd, path, IN_MODIFY | IN_CREATE |
+	    IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF |
+	    IN_MOVE_SELF);
+}
+
+static int
+watch_all(struct tmq_consumer *c, struct tmq_error *e)
+{
+	size_t i;
+
+	c->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (c->ifd < 0) {
+		c->poll_only = 1;
+		return 0;
+	}
+	for (i = 0; i < c->ntopics; i++) {
+		c->ct[i]->wd = watch_dir(c, c->topics[i].dirfd);
+		if (c->ct[i]->wd < 0) {
+			c->poll_only = 1;
+			return 0;
+		}
+	}
+	(void)e;
+	return 0;
+}
+
+/* Everything may have changed: list again, ask every source. */
+static void
+wake_all(struct tmq_consumer *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntopics; i++)
+		c->ct[i]->dl.stale = 1;
+	for (i = 0; i < c->nsrc; i++)
+		c->src[i].idle = 0;
+}
+
 /* A descriptor is wanted and none is left: close the file of a source
  * that has nothing to read now (else of any other), to reopen when it is
  * read again.  Round the sources, so that each gives up its own in turn. */
@@ -131,6 +175,13 @@ tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
 	ct->dl.spare_arg = c;
 	ct->wd = -1;
 	c->ct[c->ntopics] = ct;
+	/* A topic added once the others are watched is watched too, or
+	 * its readers, idle at their end, would never be woken. */
+	if (c->watching && (ct->wd = watch_dir(c, t->dirfd)) < 0) {
+		c->watching = 0;
+		c->poll_only = 1;
+		wake_all(c);
+	}
 	if (tmq_fs_is_remote(c->topics[c->ntopics].dirfd) ||
 	    (env != NULL && strcmp(env, "poll") == 0))
 		c->poll_only = 1;
@@ -409,44 +460,6 @@ tmq_consumer_all_failed(const struct tmq_consumer *c)
 		if (!c->src[i].failed)
 			return 0;
 	return c->nsrc > 0;
-}
-
-static int
-watch_all(struct tmq_consumer *c, struct tmq_error *e)
-{
-	char path[64];
-	size_t i;
-
-	c->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (c->ifd < 0) {
-		c->poll_only = 1;
-		return 0;
-	}
-	for (i = 0; i < c->ntopics; i++) {
-		snprintf(path, sizeof path, "/proc/self/fd/%d",
-		    c->topics[i].dirfd);
-		c->ct[i]->wd = inotify_add_watch(c->ifd, path, IN_MODIFY |
-		    IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
-		    IN_DELETE_SELF | IN_MOVE_SELF);
-		if (c->ct[i]->wd < 0) {
-			c->poll_only = 1;
-			return 0;
-		}
-	}
-	(void)e;
-	return 0;
-}
-
-/* Everything may have changed: list again, ask every source. */
-static void
-wake_all(struct tmq_consumer *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->ntopics; i++)
-		c->ct[i]->dl.stale = 1;
-	for (i = 0; i < c->nsrc; i++)
-		c->src[i].idle = 0;
 }
 
 /* An event on a topic directory: wake the partition it names; a file
