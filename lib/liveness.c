@@ -16,6 +16,7 @@
 #include "beneath.h"
 #include "group.h"
 #include "liveness.h"
+#include "modes.h"
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
@@ -27,7 +28,12 @@ live_name(uint64_t tag, char *buf, size_t sz)
 static int
 dot_dir(int logdirfd, int create)
 {
-	return tmq_subdir_beneath(logdirfd, ".tmq", create, 0777);
+	int fd = tmq_subdir_beneath(logdirfd, ".tmq", create, 0777);
+
+	/* Made with the directory's modes (modes.h). */
+	if (fd >= 0 && create)
+		tmq_mode_follow(logdirfd, fd);
+	return fd;
 }
 
 static void
@@ -64,6 +70,7 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 		close(dfd);
 		return -1;
 	}
+	tmq_mode_follow(dfd, *fd);
 	whole_file(&fl, F_WRLCK);
 	if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
 		/* No locks here (ENOLCK, EINVAL): an unlocked file would

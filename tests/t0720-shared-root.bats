@@ -53,9 +53,12 @@ two_users() {
 	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
 	undo dir "$SHARED"
 	chmod 755 "$SHARED"
-	# The tools must be reachable by the two users.
-	[ -x "$TMQ_BIN/tmq-put" ] && runuser -u "$U1" -- test -x "$TMQ_BIN/tmq-put" ||
-	    skip "$TMQ_BIN is not reachable by other users"
+	# The tools, where the two users can reach them (the build may sit in
+	# a directory only its owner can enter).
+	mkdir -m 755 "$SHARED/bin"
+	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
+	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$SHARED/bin/"
+	chmod 755 "$SHARED"/bin/*
 }
 
 # as USER COMMAND: run COMMAND (a shell line) as USER, umask 022, in the
@@ -63,7 +66,7 @@ two_users() {
 as() {
 	local u=$1
 	shift
-	runuser -u "$u" -- env PATH="$PATH" TMQ_ROOT="$SHARED/root" \
+	runuser -u "$u" -- env PATH="$SHARED/bin:/usr/bin:/bin" TMQ_ROOT="$SHARED/root" \
 	    ASAN_OPTIONS="${ASAN_OPTIONS-}" sh -c "umask 022; cd /; $*"
 }
 
@@ -92,6 +95,19 @@ today_file() {
 	run --separate-stderr tmq-get -g G -P 0 ev
 	assert_failure 1
 	assert_equal "$stderr" 'tmq-get: group G: cannot open the lock --group--G/.tmq/lock: Too many levels of symbolic links'
+	run ls -A "$OUT"
+	assert_output ''
+}
+
+@test "a .tmq beside a group's log that links out of the root: a member (tmq-get -g G) makes nothing there" {
+	tmq-topic create ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	rm -r "$TMQ_ROOT/--group--G/.tmq"
+	ln -s "$OUT" "$TMQ_ROOT/--group--G/.tmq"
+	run --separate-stderr tmq-get -g G --window 1 ev
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: group G: .tmq is a symbolic link (not followed)'
 	run ls -A "$OUT"
 	assert_output ''
 }
