@@ -1331,7 +1331,9 @@ print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log
 	assert_success
 	assert_output a
 	local re='^tmq-get: group G: no liveness lock \(\.tmq/live\.[0-9a-f]{16}: Permission denied\): rebalances will wait their window for this member$'
-	[[ $stderr =~ $re ]]
+	# (after the warning that the root, open to every user, is at risk)
+	assert_equal "${stderr%%$'\n'*}" "tmq-get: $TMQ_ROOT: the root is open to others: every user can write to it, so they can plant, change or remove its files (see tmq(7), A shared root)"
+	[[ ${stderr#*$'\n'} =~ $re ]]
 }
 
 @test "a .tmq beside the log that links out of the root: a member makes no lock file there, and reads" {
