@@ -72,6 +72,12 @@ take(struct pairs *pp, const char *ps, const char *os, int next,
 	pp->v[pp->n].bad = NULL;
 	if (ps == NULL)
 		rc = tmq_fail(&e, "want PARTITION OFFSET");
+	else if (ps[0] == '-' && ps[1] != '\0' &&
+	    strspn(ps + 1, "0123456789") == strlen(ps + 1))
+		rc = tmq_fail(&e, "partition '%.40s' is negative", ps);
+	else if (os[0] == '-' && os[1] != '\0' &&
+	    strspn(os + 1, "0123456789") == strlen(os + 1))
+		rc = tmq_fail(&e, "offset '%.40s' is negative", os);
 	else if (tmq_parse_u64(ps, 0, UINT32_MAX, &p, &e) < 0 ||
 	    tmq_parse_u64(os, 0, INT64_MAX - 1, &o, &e) < 0)
 		rc = -1;
@@ -267,7 +273,7 @@ read_pairs(struct pairs *pp, struct target *tg)
 	while ((rc = tmq_records_next(&rr, pp->any, &rec, &n, &e)) !=
 	    TMQ_REC_EOF) {
 		if (rc < 0) {
-			tmq_warn(&cmd, "%s", e.msg);
+			tmq_warn(&cmd, "standard input: %s", e.msg);
 			bad = 1;
 			break;
 		}
@@ -307,6 +313,8 @@ main(int argc, char **argv)
 	int c, bad = 0, i;
 
 	memset(&tg, 0, sizeof tg);
+	/* "tmq-commit G 0 -1" is an offset, if a bad one, not an option. */
+	tmq_negative_operands(&cmd, argc, argv);
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_NEXT: tg.next = 1; break;

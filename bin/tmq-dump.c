@@ -196,6 +196,7 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 static int
 dump_operand(struct dump *d, int rootfd, const char *arg)
 {
+	struct tmq_pfile pf;
 	struct stat st;
 	char *c1, *c2, *dir, *topic, *root;
 	int fd, rc;
@@ -225,9 +226,21 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 	}
 	topic = basename(dir);
 	root = dirname(c2);		/* ROOT */
-	if (tmq_root_open(root, 0, &fd, &e) < 0) {
-		rc = -1;
+	rc = -1;
+	if (!S_ISDIR(st.st_mode) &&
+	    tmq_pfile_parse(strrchr(arg, '/') + 1, &pf) < 0)
+		tmq_warn(&cmd, "%s: not a partition file (named "
+		    "PARTITION-YYYYMMDD_OFFSET.tmf)", arg);
+	else if (tmq_root_open(root, 0, &fd, &e) < 0)
 		tmq_report(&cmd, &e);
+	else if (tmq_topic_exists(fd, topic) <= 0) {
+		/* Say what the operand is not, rather than "no such topic"
+		 * about a directory name the user never gave. */
+		tmq_warn(&cmd, "%s: not %s of a tmq root (no %s/%s.twc)", arg,
+		    S_ISDIR(st.st_mode) ? "a topic directory" :
+		    "in a topic directory", strcmp(root, "/") == 0 ? "" : root,
+		    topic);
+		close(fd);
 	} else {
 		char *base = strrchr(arg, '/') + 1;
 

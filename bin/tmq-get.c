@@ -8,7 +8,9 @@
 #include "cli.h"
 #include "consumer.h"
 #include "groupconsumer.h"
+#include "keys.h"
 #include "output.h"
+#include "partlist.h"
 #include "position.h"
 #include "printer.h"
 #include "root.h"
@@ -139,7 +141,9 @@ wait_taken(struct tmq_gconsumer *gc, struct tmq_output *out,
 struct opts {
 	struct tmq_printer pr;
 	struct tmq_position pos;
-	const char *root, *parts_arg, *group;
+	const char *root, *group;
+	unsigned *parts, nparts;	/* -P, when given */
+	char modes[4];			/* of -K, -F and -J, those given */
 	uint64_t count;
 	double until, window;
 	int follow, have_until, have_from, commit, have_reset;
@@ -154,6 +158,9 @@ parse(int argc, char **argv, struct opts *o)
 	int ch;
 
 	while ((ch = tmq_getopt(&cmd, argc, argv)) != -1) {
+		if ((ch == 'K' || ch == 'F' || ch == 'J') &&
+		    strchr(o->modes, ch) == NULL)
+			o->modes[strlen(o->modes)] = (char)ch;
 		switch (ch) {
 		case '0': o->pr.term = '\0'; break;
 		case 'F':
@@ -165,7 +172,12 @@ parse(int argc, char **argv, struct opts *o)
 		case 'f': o->follow = 1; break;
 		case 'g': o->group = optarg; break;
 		case 'J': o->pr.mode = TMQ_PRINT_JSON; break;
-		case 'K': o->pr.mode = TMQ_PRINT_KEYED; o->pr.keysep = optarg; break;
+		case 'K':
+			if (tmq_key_delimiter_check(optarg, &e) < 0)
+				return tmq_usage_error(&cmd, "-K: %s", e.msg);
+			o->pr.mode = TMQ_PRINT_KEYED;
+			o->pr.keysep = optarg;
+			break;
 		case 'n':
 			if (tmq_parse_u64(optarg, 1, UINT64_MAX, &o->count, &e) < 0)
 				return tmq_usage_error(&cmd, "-n: %s", e.msg);
@@ -175,7 +187,13 @@ parse(int argc, char **argv, struct opts *o)
 				return tmq_usage_error(&cmd, "--from: %s", e.msg);
 			o->have_from = 1;
 			break;
-		case 'P': o->parts_arg = optarg; break;
+		case 'P':
+			free(o->parts);
+			o->parts = NULL;
+			if (tmq_partlist_parse(optarg, &o->parts, &o->nparts,
+			    &e) < 0)
+				return tmq_usage_error(&cmd, "-P: %s", e.msg);
+			break;
 		case OPT_UNTIL:
 			if (tmq_time_parse(optarg[0] == '@' ? optarg + 1 : optarg,
 			    &o->until, &e) < 0)
@@ -199,6 +217,9 @@ parse(int argc, char **argv, struct opts *o)
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
+	if (strlen(o->modes) > 1)
+		return tmq_usage_error(&cmd, "-%c and -%c do not go together",
+		    o->modes[0], o->modes[1]);
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o->group == NULL && (o->commit || o->window > 0))
@@ -218,22 +239,21 @@ parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Resolve -P for one topic, opened once into the consumer (adding it
+/* Check -P against one topic, opened once into the consumer (adding it
  * again later finds it there). */
 static int
-partitions_of(struct tmq_consumer *c, int rootfd, const char *topic,
-    const char *arg, unsigned **parts, unsigned *n)
+check_partitions(const struct opts *o, struct tmq_consumer *c, int rootfd,
+    const char *topic)
 {
 	struct tmq_error e;
 	size_t ti;
 
-	free(*parts);
-	*parts = NULL;
-	if (arg == NULL)
+	if (o->parts == NULL)
 		return 0;
 	if (tmq_consumer_add_topic(c, rootfd, topic, &ti, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	if (tmq_parse_list(arg, c->topics[ti].partitions, parts, n, &e) < 0) {
+	if (tmq_partlist_check(o->parts, o->nparts, c->topics[ti].partitions,
+	    &e) < 0) {
 		tmq_warn(&cmd, "%s: %s", topic, e.msg);
 		return -1;
 	}
@@ -247,22 +267,21 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
     int argc, char **argv)
 {
 	struct tmq_error e;
-	unsigned *parts = NULL, nparts = 0;
 	int fd, i, rc = 0;
 
 	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	for (i = optind; i < argc && rc == 0; i++) {
-		if (partitions_of(c, fd, argv[i], o->parts_arg, &parts,
-		    &nparts) < 0) {
+		if (check_partitions(o, c, fd, argv[i]) < 0) {
 			rc = -1;
 			break;
 		}
 		if (o->group == NULL)
-			rc = tmq_consumer_add(c, fd, argv[i], parts, nparts, &e);
-		else if (parts != NULL)
-			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i], parts,
-			    nparts, o->pos.kind == TMQ_POS_NOW, &e);
+			rc = tmq_consumer_add(c, fd, argv[i], o->parts, o->nparts,
+			    &e);
+		else if (o->parts != NULL)
+			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i], o->parts,
+			    o->nparts, o->pos.kind == TMQ_POS_NOW, &e);
 		else
 			rc = tmq_gc_join(gc, c, fd, o->group, argv[i],
 			    o->pos.kind == TMQ_POS_NOW, o->window, &e);
@@ -270,7 +289,6 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 			tmq_report(&cmd, &e);
 	}
 	close(fd);
-	free(parts);
 	if (rc == 0 && o->group == NULL && tmq_consumer_seek(c, &o->pos, &e) < 0)
 		rc = (tmq_report(&cmd, &e), -1);
 	return rc;
@@ -301,11 +319,13 @@ main(int argc, char **argv)
 	o.pos.kind = TMQ_POS_START;
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		tmq_format_free(&o.pr.fmt);
+		free(o.parts);
 		return rc < 0 ? TMQ_EXIT_OK : rc;
 	}
 	grouped = o.group != NULL;
 	if (tmq_consumer_init(&c, &e) < 0) {
 		tmq_format_free(&o.pr.fmt);
+		free(o.parts);
 		return tmq_report(&cmd, &e);
 	}
 	c.have_until = o.have_until;
@@ -450,6 +470,7 @@ out:
 	tmq_gc_close(&gc);
 	free(m);
 	tmq_format_free(&o.pr.fmt);
+	free(o.parts);
 	tmq_consumer_free(&c);
 	if (tmq_output_close(&out) < 0) {
 		tmq_warn(&cmd, "write error on standard output");

@@ -10,8 +10,10 @@
 #include "linereader.h"
 #include "metrics.h"
 #include "names.h"
+#include "partlist.h"
 #include "position.h"
 #include "root.h"
+#include "table.h"
 #include "timestamp.h"
 
 enum { OPT_JSON = 256, OPT_MAXLAG, OPT_WINDOW, OPT_TO, OPT_SHIFT, OPT_DRY,
@@ -77,7 +79,8 @@ static const struct tmq_cmd cmd = {
 };
 
 struct args {
-	const char *root, *topic, *parts;
+	const char *root, *topic;
+	unsigned *parts, nparts;	/* -P, when given */
 	int json, prom, yes, dry, force, have_to, have_shift, have_maxlag;
 	struct tmq_position to;
 	int64_t shift;
@@ -344,6 +347,7 @@ static int
 do_list(struct args *a)
 {
 	struct tmq_metrics m;
+	struct tmq_table tab;
 	struct tmq_error e;
 	char **names;
 	size_t n, i, shown = 0;
@@ -352,11 +356,16 @@ do_list(struct args *a)
 	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
 		return tmq_report(&cmd, &e);
 	tmq_metrics_init(&m);
+	/* The text is a table, printed once its widths are known. */
+	tmq_table_init(&tab, "llrr");
 	if (a->json)
 		putchar('[');
-	else if (n > 0 && !a->prom)
-		printf("%-24s %-24s %7s %12s\n", "GROUP", "TOPIC", "MEMBERS",
-		    "LAG");
+	else if (!a->prom &&
+	    tmq_table_add(&tab, &e, "GROUP\tTOPIC\tMEMBERS\tLAG") < 0) {
+		tmq_names_free(names, n);
+		tmq_metrics_free(&m);
+		return tmq_report(&cmd, &e);
+	}
 	for (i = 0; i < n; i++) {
 		const char *gname = names[i] + strlen(TMQ_GROUP_PREFIX);
 		struct tmq_group g;
@@ -411,13 +420,14 @@ do_list(struct args *a)
 				    (unsigned long long)gi.total_lag);
 			else
 				fputs(",\"members\":null,\"lag\":null}", stdout);
-		} else if (have)
-			printf("%-24s %-24s %7u %12llu\n", gname, g.topic,
-			    gi.nmembers - gi.ndead,
-			    (unsigned long long)gi.total_lag);
-		else
-			printf("%-24s %-24s %7s %12s\n", gname,
-			    g.topic ? g.topic : "-", "-", "-");
+		} else if ((have ? tmq_table_add(&tab, &e, "%s\t%s\t%u\t%llu",
+		    gname, g.topic, gi.nmembers - gi.ndead,
+		    (unsigned long long)gi.total_lag) :
+		    tmq_table_add(&tab, &e, "%s\t%s\t-\t-", gname,
+		    g.topic ? g.topic : "-")) < 0) {
+			tmq_report(&cmd, &e);
+			rc = TMQ_EXIT_FAIL;
+		}
 		/* Its lag leaves out the partitions said here. */
 		if (have && say_problems(&gi) > 0)
 			rc = TMQ_EXIT_FAIL;
@@ -427,6 +437,9 @@ do_list(struct args *a)
 	}
 	if (a->json)
 		puts("]");
+	else if (tab.nrows > 1)
+		tmq_table_print(&tab, stdout);
+	tmq_table_free(&tab);
 	tmq_metrics_print(&m, stdout);
 	tmq_metrics_free(&m);
 	tmq_names_free(names, n);
@@ -519,10 +532,16 @@ do_reset(struct args *a, const char *name)
 		goto out;
 	}
 	if (a->parts != NULL) {
-		if (tmq_parse_list(a->parts, t.partitions, &sel, &nsel, &e) < 0) {
+		if (tmq_partlist_check(a->parts, a->nparts, t.partitions,
+		    &e) < 0) {
 			tmq_warn(&cmd, "%s: %s", name, e.msg);
 			goto out;
 		}
+		sel = malloc(a->nparts * sizeof *sel);
+		if (sel == NULL)
+			goto out;
+		memcpy(sel, a->parts, a->nparts * sizeof *sel);
+		nsel = a->nparts;
 	} else {
 		sel = malloc(t.partitions * sizeof *sel);
 		if (sel == NULL)
@@ -605,29 +624,34 @@ do_delete(struct args *a, const char *name)
 	return TMQ_EXIT_OK;
 }
 
-int
-main(int argc, char **argv)
+/* Parse the command line and do what it says; a's allocations are the
+ * caller's to free. */
+static int
+run(struct args *a, int argc, char **argv)
 {
-	struct args a;
 	struct tmq_error e;
 	uint64_t v;
 	int c, rc, sub;
 
-	memset(&a, 0, sizeof a);
-	a.window = 5;
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'P': a.parts = optarg; break;
-		case 't': a.topic = optarg; break;
-		case 'y': a.yes = 1; break;
-		case OPT_DRY: a.dry = 1; break;
-		case OPT_FORCE: a.force = 1; break;
-		case OPT_JSON: a.json = 1; break;
-		case OPT_PROM: a.prom = 1; break;
+		case 'P':
+			free(a->parts);
+			a->parts = NULL;
+			if (tmq_partlist_parse(optarg, &a->parts, &a->nparts,
+			    &e) < 0)
+				return tmq_usage_error(&cmd, "-P: %s", e.msg);
+			break;
+		case 't': a->topic = optarg; break;
+		case 'y': a->yes = 1; break;
+		case OPT_DRY: a->dry = 1; break;
+		case OPT_FORCE: a->force = 1; break;
+		case OPT_JSON: a->json = 1; break;
+		case OPT_PROM: a->prom = 1; break;
 		case OPT_MAXLAG:
-			if (tmq_parse_u64(optarg, 0, UINT64_MAX, &a.maxlag, &e) < 0)
+			if (tmq_parse_u64(optarg, 0, UINT64_MAX, &a->maxlag, &e) < 0)
 				return tmq_usage_error(&cmd, "--max-lag: %s", e.msg);
-			a.have_maxlag = 1;
+			a->have_maxlag = 1;
 			break;
 		case OPT_SHIFT: {
 			const char *s = optarg;
@@ -638,41 +662,54 @@ main(int argc, char **argv)
 			if (tmq_parse_u64(s, 0, INT64_MAX / 2, &v, &e) < 0)
 				return tmq_usage_error(&cmd, "--shift-by: %s",
 				    e.msg);
-			a.shift = neg ? -(int64_t)v : (int64_t)v;
-			a.have_shift = 1;
+			a->shift = neg ? -(int64_t)v : (int64_t)v;
+			a->have_shift = 1;
 			break;
 		}
 		case OPT_TO:
-			if (tmq_position_parse(optarg, &a.to, &e) < 0)
+			if (tmq_position_parse(optarg, &a->to, &e) < 0)
 				return tmq_usage_error(&cmd, "--to: %s", e.msg);
-			a.have_to = 1;
+			a->have_to = 1;
 			break;
 		case OPT_WINDOW:
 			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
 				return tmq_usage_error(&cmd, "--window: %s", e.msg);
-			a.window = (double)v;
+			a->window = (double)v;
 			break;
-		case 'd': a.root = optarg; break;
+		case 'd': a->root = optarg; break;
 		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
 		default: return TMQ_EXIT_USAGE;
 		}
 	}
 	if ((sub = tmq_subcommand(&cmd, argc, argv)) < 0)
 		return TMQ_EXIT_USAGE;
-	if (sub == RESET && !a.have_to && !a.have_shift)
+	if (sub == RESET && !a->have_to && !a->have_shift)
 		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
-	if (a.prom && a.json)
+	if (a->prom && a->json)
 		return tmq_usage_error(&cmd,
 		    "--prometheus and --json exclude each other");
-	if (tmq_root_open_opt(a.root, 0, &a.rootfd, &e) < 0)
+	if (tmq_root_open_opt(a->root, 0, &a->rootfd, &e) < 0)
 		return tmq_report(&cmd, &e);
 	switch (sub) {
-	case LIST: rc = do_list(&a); break;
-	case DESCRIBE: rc = do_describe(&a, argv[optind]); break;
-	case REBALANCE: rc = do_rebalance(&a, argv[optind]); break;
-	case RESET: rc = do_reset(&a, argv[optind]); break;
-	default: rc = do_delete(&a, argv[optind]); break;
+	case LIST: rc = do_list(a); break;
+	case DESCRIBE: rc = do_describe(a, argv[optind]); break;
+	case REBALANCE: rc = do_rebalance(a, argv[optind]); break;
+	case RESET: rc = do_reset(a, argv[optind]); break;
+	default: rc = do_delete(a, argv[optind]); break;
 	}
-	close(a.rootfd);
+	close(a->rootfd);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	a.window = 5;
+	rc = run(&a, argc, argv);
+	free(a.parts);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "keys.h"
 #include "names.h"
 #include "producer.h"
 #include "records.h"
@@ -105,7 +106,8 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 		if (rc < 0) {
 			/* The input failed, not the topic: what was read is
 			 * put, and the caller goes on to its next input. */
-			tmq_warn(&cmd, "%s: %s", what, e.msg);
+			tmq_warn(&cmd, "%s: %s", fd == STDIN_FILENO ?
+			    "standard input" : what, e.msg);
 			pp->bad = 1;
 			break;
 		}
@@ -140,6 +142,7 @@ static int
 check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
     int whole, int null, int nops)
 {
+	struct tmq_error e;
 	int i, dash = 0;
 
 	/* Standard input has one end: a second "-F -" could only put an
@@ -152,8 +155,8 @@ check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o->key != NULL && o->keydelim != NULL)
 		return tmq_usage_error(&cmd, "-k and -K do not go together");
-	if (o->keydelim != NULL && *o->keydelim == '\0')
-		return tmq_usage_error(&cmd, "empty key delimiter");
+	if (o->keydelim != NULL && tmq_key_delimiter_check(o->keydelim, &e) < 0)
+		return tmq_usage_error(&cmd, "-K: %s", e.msg);
 	if (nfiles > 0 && !whole)
 		return tmq_usage_error(&cmd, "--file needs -l");
 	if (whole && nops > 1)

@@ -1,4 +1,5 @@
-/* tmq-topic: create, list, describe, locate keys in, and delete topics. */
+/* tmq-topic: create, list, describe, locate keys in, prune and delete topics. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "progress.h"
 #include "prune.h"
 #include "root.h"
+#include "table.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicgroups.h"
@@ -186,6 +188,7 @@ static int
 do_list(const struct args *a)
 {
 	struct tmq_metrics m;
+	struct tmq_table tab;
 	struct tmq_error e;
 	char **names, kt[16];
 	size_t n, i, shown = 0;
@@ -200,6 +203,16 @@ do_list(const struct args *a)
 	tmq_metrics_init(&m);
 	if (a->json)
 		fputs("[", stdout);
+	/* The long form is a table, printed once its widths are known. */
+	tmq_table_init(&tab, "llrrr");
+	if (a->lng && !a->json && !a->prom &&
+	    tmq_table_add(&tab, &e, "%s\t%s\t%s\t%s\t%s", "TOPIC", "KEY-TYPE",
+	    "PARTITIONS", "MESSAGES", "BYTES") < 0) {
+		tmq_names_free(names, n);
+		tmq_metrics_free(&m);
+		close(fd);
+		return tmq_report(&cmd, &e);
+	}
 	for (i = 0; i < n; i++) {
 		struct tmq_topic t;
 		struct tmq_partstat *ps;
@@ -235,10 +248,12 @@ do_list(const struct args *a)
 			    "\"partitions\":%u,\"messages\":%llu,\"bytes\":%llu}",
 			    shown++ ? "," : "", t.name, kt, t.partitions,
 			    (unsigned long long)msgs, (unsigned long long)bytes);
-		else
-			printf("%-24s %-8s %4u %12llu %14llu\n", t.name, kt,
-			    t.partitions, (unsigned long long)msgs,
-			    (unsigned long long)bytes);
+		else if (tmq_table_add(&tab, &e, "%s\t%s\t%u\t%llu\t%llu", t.name,
+		    kt, t.partitions, (unsigned long long)msgs,
+		    (unsigned long long)bytes) < 0) {
+			tmq_report(&cmd, &e);
+			rc = TMQ_EXIT_FAIL;
+		}
 		/* The other partitions were counted; this one is said. */
 		if (say_problems(ps, t.partitions) > 0)
 			rc = TMQ_EXIT_FAIL;
@@ -247,6 +262,9 @@ do_list(const struct args *a)
 	}
 	if (a->json)
 		puts("]");
+	else if (a->lng && tab.nrows > 1)
+		tmq_table_print(&tab, stdout);
+	tmq_table_free(&tab);
 	tmq_metrics_print(&m, stdout);
 	tmq_metrics_free(&m);
 	tmq_names_free(names, n);
@@ -281,8 +299,8 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	    "FIRST", "END", "BYTES", "FIRST-TIME", "LAST-TIME");
 	for (p = 0; p < t->partitions; p++) {
 		if (ps[p].nfiles == 0)
-			printf("%-9u %-28s %12d %12d %12d  %-24s  %s\n", p, "-",
-			    0, 0, 0, "-", "-");
+			printf("%-9u %-28s %12s %12s %12s  %-24s  %s\n", p, "-",
+			    "-", "-", "-", "-", "-");
 		for (k = 0; k < ps[p].nfiles; k++) {
 			const struct tmq_filestat *f = &ps[p].files[k];
 
@@ -431,6 +449,12 @@ do_partition(const struct args *a, const char *name, int nkeys, char **keys)
 			if (partition_one(&t, line, (size_t)len,
 			    a->null ? "record" : "line", recno) < 0)
 				rc = TMQ_EXIT_FAIL;
+		}
+		if (ferror(stdin)) {
+			tmq_fail_errno(&e, errno == EBADF ?
+			    "not open for reading" : "read error");
+			tmq_warn(&cmd, "standard input: %s", e.msg);
+			rc = TMQ_EXIT_FAIL;
 		}
 		free(line);
 	}

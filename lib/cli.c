@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "notice.h"
-#include "grow.h"
 
 #define COMPLETION_HELPER 0x7ff0
 
@@ -173,6 +172,103 @@ completion_helper(const struct tmq_cmd *cmd)
 	}
 }
 
+/* The words tmq_negative_operands hid from getopt: each is passed as the
+ * same string without its '-', and put back once the options are read. */
+static char **hidden;
+static size_t nhidden;
+
+/* The option of a table with that short letter, or NULL. */
+static const struct tmq_option *
+short_option(const struct tmq_cmd *cmd, int c)
+{
+	const struct tmq_option *o;
+
+	for (o = cmd->opts; o->lng != NULL; o++)
+		if (o->shrt == c)
+			return o;
+	return NULL;
+}
+
+/* Whether the long option w (to its '=', if any) takes its argument from
+ * the next word; getopt_long takes unique prefixes too. */
+static int
+long_takes_next(const struct tmq_cmd *cmd, const char *w)
+{
+	const struct tmq_option *o, *hit = NULL;
+	size_t len;
+	int n = 0;
+
+	if (strchr(w, '=') != NULL)
+		return 0;
+	len = strlen(w);
+	for (o = cmd->opts; o->lng != NULL; o++)
+		if (strncmp(o->lng, w, len) == 0) {
+			if (o->lng[len] == '\0')
+				return o->arg != NULL;
+			hit = o;
+			n++;
+		}
+	return n == 1 && hit->arg != NULL;
+}
+
+void
+tmq_negative_operands(const struct tmq_cmd *cmd, int argc, char **argv)
+{
+	const struct tmq_option *o;
+	const char *w;
+	int i, j;
+
+	hidden = calloc((size_t)argc + 1, sizeof *hidden);
+	if (hidden == NULL)
+		return;		/* then getopt says what it says */
+	for (i = 1; i < argc; i++) {
+		w = argv[i];
+		if (strcmp(w, "--") == 0)
+			break;
+		if (w[0] != '-' || w[1] == '\0')
+			continue;
+		if (w[1] == '-') {
+			if (long_takes_next(cmd, w + 2))
+				i++;
+			continue;
+		}
+		if (strspn(w + 1, "0123456789") == strlen(w + 1) &&
+		    short_option(cmd, w[1]) == NULL) {
+			hidden[nhidden++] = argv[i];
+			argv[i] = argv[i] + 1;
+			continue;
+		}
+		/* Bundled letters: one that takes an argument ends them, and
+		 * takes the next word when it is the last. */
+		for (j = 1; w[j] != '\0'; j++) {
+			o = short_option(cmd, (unsigned char)w[j]);
+			if (o == NULL)
+				break;
+			if (o->arg != NULL) {
+				if (w[j + 1] == '\0')
+					i++;
+				break;
+			}
+		}
+	}
+}
+
+/* Once the options are read: the hidden words back among the operands. */
+static void
+unhide(int argc, char **argv)
+{
+	size_t k;
+	int i;
+
+	for (i = optind; i < argc; i++)
+		for (k = 0; k < nhidden; k++)
+			if (argv[i] == hidden[k] + 1)
+				argv[i] = hidden[k];
+	free(hidden);
+	hidden = NULL;
+	nhidden = 0;
+}
+
 static const struct tmq_cmd *exit_cmd;
 static int stdout_closed;
 
@@ -288,6 +384,10 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 		}
 	}
 	switch (c) {
+	case -1:
+		if (hidden != NULL)
+			unhide(argc, argv);
+		return -1;
 	case 'h':
 		help(cmd);
 		return TMQ_OPT_DONE;
@@ -433,67 +533,4 @@ tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
 		    (unsigned long long)min, (unsigned long long)max);
 	*v = x;
 	return 0;
-}
-
-int
-tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
-    struct tmq_error *e)
-{
-	char *copy = strdup(s), *tok, *save = NULL;
-	unsigned *out = NULL, cnt = 0, i, j;
-	size_t cap = 0;
-	unsigned char *seen;
-	uint64_t a, b;
-
-	if (copy == NULL)
-		return tmq_fail(e, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(tok, '-');
-
-		if (dash != NULL)
-			*dash = '\0';
-		if (tmq_parse_u64(tok, 0, UINT32_MAX, &a, e) < 0 ||
-		    (dash != NULL && tmq_parse_u64(dash + 1, a, UINT32_MAX, &b,
-		    e) < 0))
-			goto bad;
-		if (dash == NULL)
-			b = a;
-		for (; a <= b; a++) {
-			if (a >= limit) {
-				tmq_fail(e, "partition %llu does not exist "
-				    "(topic has %u)", (unsigned long long)a,
-				    limit);
-				goto bad;
-			}
-			if (tmq_grow(&out, &cap, cnt + 1, sizeof *out) < 0) {
-				tmq_fail(e, "out of memory");
-				goto bad;
-			}
-			out[cnt++] = (unsigned)a;
-		}
-	}
-	free(copy);
-	if (cnt == 0)
-		return tmq_fail(e, "empty partition list");
-	/* Each once, in the order first named: a partition named twice is
-	 * read once. */
-	seen = calloc(limit, 1);
-	if (seen == NULL) {
-		free(out);
-		return tmq_fail(e, "out of memory");
-	}
-	for (i = j = 0; i < cnt; i++)
-		if (!seen[out[i]]) {
-			seen[out[i]] = 1;
-			out[j++] = out[i];
-		}
-	free(seen);
-	*v = out;
-	*n = j;
-	return 0;
-bad:
-	free(copy);
-	free(out);
-	return -1;
 }

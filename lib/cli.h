@@ -83,6 +83,12 @@ int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);
  * return -1.  For a tool that wants the status before it returns. */
 int tmq_close_stdout(const struct tmq_cmd *cmd);
 
+/* For a tool whose operands are numbers and which has no digit options:
+ * make the words that look like negative numbers ("-1") operands, not
+ * options, for the tool to say what is wrong with them.  Call before the
+ * first tmq_getopt. */
+void tmq_negative_operands(const struct tmq_cmd *cmd, int argc, char **argv);
+
 /* For a tool with subcommands, once tmq_getopt has returned -1: the index
  * of the subcommand at argv[optind] (optind moves past it), or -1 after a
  * usage error (on stderr): no subcommand, an unknown one, an option given
@@ -102,9 +108,6 @@ int tmq_report(const struct tmq_cmd *cmd, const struct tmq_error *e);
 
 /* Whole unsigned decimal numbers within [min, max], for options. */
 int tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
-    struct tmq_error *e);
-/* A comma-separated list of numbers below limit ("0,2,5" or "1-3"). */
-int tmq_parse_list(const char *s, unsigned limit, unsigned **v, unsigned *n,
     struct tmq_error *e);
 
 #endif

@@ -150,6 +150,11 @@ tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
 			*index = i;
 			return 0;
 		}
+	/* Refused like TMQ_APPEND: a misspelt "poll" must not leave a
+	 * reader waiting on inotify for writers it cannot see. */
+	if (env != NULL && *env != '\0' && strcmp(env, "auto") != 0 &&
+	    strcmp(env, "poll") != 0)
+		return tmq_fail(e, "TMQ_FOLLOW='%s': want auto or poll", env);
 	nt = realloc(c->topics, (c->ntopics + 1) * sizeof *nt);
 	if (nt == NULL)
 		return tmq_fail(e, "out of memory");

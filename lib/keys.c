@@ -154,3 +154,13 @@ tmq_key_format(int width, const unsigned char *key, char *buf)
 		return (size_t)(24 - i);
 	}
 }
+
+int
+tmq_key_delimiter_check(const char *sep, struct tmq_error *e)
+{
+	/* An empty one would make KEY and PAYLOAD one word, which no reader
+	 * could split again. */
+	if (*sep == '\0')
+		return tmq_fail(e, "empty key delimiter");
+	return 0;
+}

@@ -38,4 +38,8 @@ size_t tmq_key_strlen(int width, const unsigned char *key);
  * length written (no NUL is added); buf needs tmq_key_bytes(width) or 20. */
 size_t tmq_key_format(int width, const unsigned char *key, char *buf);
 
+/* The separator of KEY SEP PAYLOAD (tmq-put -K reads it, tmq-get -K
+ * prints it): one rule for both, not empty. */
+int tmq_key_delimiter_check(const char *sep, struct tmq_error *e);
+
 #endif

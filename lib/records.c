@@ -115,6 +115,10 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
+			/* A closed standard input (<&-) or one open only for
+			 * writing: say so, not just "read error". */
+			if (errno == EBADF)
+				return tmq_fail_errno(e, "not open for reading");
 			return tmq_fail_errno(e, "read error");
 		}
 		if (got == 0)

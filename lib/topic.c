@@ -492,3 +492,16 @@ tmq_topic_type_index(const struct tmq_topic *t, const char *type)
 			return (int)i;
 	return -1;
 }
+
+int
+tmq_topic_exists(int rootfd, const char *name)
+{
+	char def[TMQ_NAME_MAX + 8];
+	struct stat st;
+
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strlen(name) > TMQ_NAME_MAX)
+		return 0;
+	snprintf(def, sizeof def, "%s.twc", name);
+	return fstatat(rootfd, def, &st, 0) == 0 && S_ISREG(st.st_mode);
+}

@@ -23,6 +23,8 @@ struct tmq_topic {
 int tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
     struct tmq_error *e);
 void tmq_topic_close(struct tmq_topic *t);
+/* 1 when rootfd holds a definition NAME.twc (a regular file), else 0. */
+int tmq_topic_exists(int rootfd, const char *name);
 /* Parse a definition from memory (used by tmq_topic_open and the fuzzer). */
 int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
     struct tmq_error *e);

@@ -302,9 +302,31 @@ EOF2
 	run --separate-stderr tmq-topic list -l
 	assert_success
 	assert_stderr ""
-	assert_line --index 0 "$(printf '%-24s %-8s %4u %12u %14u' alpha u16 1 3 "$bytes")"
-	assert_line --index 1 "$(printf '%-24s %-8s %4u %12u %14u' beta char8 3 0 0)"
-	[ "${#lines[@]}" -eq 2 ]
+	# Columns as wide as their widest cell, two spaces apart, a header.
+	local w=${#bytes}
+	[ "$w" -ge 5 ] || w=5
+	assert_line --index 0 "$(printf "%-5s  %-8s  %10s  %8s  %${w}s" TOPIC KEY-TYPE PARTITIONS MESSAGES BYTES)"
+	assert_line --index 1 "$(printf "%-5s  %-8s  %10u  %8u  %${w}u" alpha u16 1 3 "$bytes")"
+	assert_line --index 2 "$(printf "%-5s  %-8s  %10u  %8u  %${w}u" beta char8 3 0 0)"
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "list -l: a long name widens its column instead of breaking the others" {
+	local long
+	long=$(printf 'topic-with-a-very-long-name-%s' {1..3})
+	tmq-topic create "$long"
+	tmq-topic create -k char3000 -p 1000 x
+	run --separate-stderr tmq-topic list -l
+	assert_success
+	assert_line --index 0 "$(printf '%-*s  %-8s  %10s  %8s  %5s' ${#long} TOPIC KEY-TYPE PARTITIONS MESSAGES BYTES)"
+	assert_line --index 1 "$(printf '%-*s  %-8s  %10s  %8s  %5s' ${#long} "$long" u16 1 0 0)"
+	assert_line --index 2 "$(printf '%-*s  %-8s  %10s  %8s  %5s' ${#long} x char3000 1000 0 0)"
+	# An empty root: nothing at all, not even the header.
+	tmq-topic -d "$BATS_TEST_TMPDIR/empty" create t
+	tmq-topic -d "$BATS_TEST_TMPDIR/empty" delete -y t
+	run --separate-stderr tmq-topic -d "$BATS_TEST_TMPDIR/empty" list -l
+	assert_success
+	assert_output ''
 }
 
 @test "list --json" {
@@ -327,7 +349,8 @@ EOF2
 	assert_output $'char3t\nchar8t\none\ntyped\nu16t\nu32t\nu64t\nu8t'
 	run --separate-stderr tmq-topic -d "$VECTORS/root" list -l
 	assert_success
-	assert_line --index 3 "$(printf '%-24s %-8s %4u %12u %14u' typed u32 3 47 2852)"
+	assert_line --index 0 --regexp '^TOPIC +KEY-TYPE +PARTITIONS +MESSAGES +BYTES$'
+	assert_line --index 4 --regexp '^typed +u32 +3 +47 +2852$'
 }
 
 # --- info -----------------------------------------------------------------
@@ -347,8 +370,8 @@ messages:   0
 bytes:      0
 
 $header
-$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 0 - 0 0 0 - -)
-$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
+$(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 0 - - - - - -)
+$(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 1 - - - - - -)"
 }
 
 @test "info: files, offsets and times" {
@@ -367,7 +390,7 @@ $(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
 	assert_line --index 5 "bytes:      $((b1 + b2))"
 	assert_line --index 7 "$(printf '%-9u %-28s %12llu %12llu %12llu  %-24s  %s' 0 0-20261125_0.tmf 0 2 "$b1" 2026-11-25T09:02:00.080Z 2026-11-25T09:02:01.500Z)"
 	assert_line --index 8 "$(printf '%-9u %-28s %12llu %12llu %12llu  %-24s  %s' 0 0-20261126_2.tmf 2 3 "$b2" 2026-11-26T09:02:01.000Z 2026-11-26T09:02:01.000Z)"
-	assert_line --index 9 "$(printf '%-9u %-28s %12d %12d %12d  %-24s  %s' 1 - 0 0 0 - -)"
+	assert_line --index 9 "$(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 1 - - - - - -)"
 }
 
 @test "info: an unfinished last line (no newline) is not the last line" {
@@ -957,4 +980,11 @@ make_old_topic() {
 	assert_line --regexp '^Create, list, describe, locate keys in, prune and delete'
 	assert_line --regexp '^  -0, --null +partition: '
 	assert_line --regexp '^      --json +list and info: print JSON'
+}
+
+@test "partition: a closed standard input is said to be one, not taken for no keys" {
+	tmq-topic create t -p 4
+	run --separate-stderr bash -c 'tmq-topic partition t <&-'
+	assert_fails_with "tmq-topic: standard input: not open for reading: Bad file descriptor"
+	assert_output ''
 }

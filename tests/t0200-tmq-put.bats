@@ -249,7 +249,7 @@ tmq-put: ev: record 3: no key (no ':' in the record)"
 @test "tmq-put -K: an empty delimiter is refused" {
 	mk ev
 	run --separate-stderr tmq-put -K '' ev 1:a
-	assert_usage_error tmq-put 'empty key delimiter'
+	assert_usage_error tmq-put '-K: empty key delimiter'
 	run tmq-get ev
 	assert_output ''
 }
@@ -789,4 +789,14 @@ for l in sys.stdin:
 	assert_success
 	run tmq-get ev
 	assert_output $'a\nb'
+}
+
+@test "a closed standard input is said to be one, not 'read error'" {
+	tmq-topic create ev
+	run --separate-stderr bash -c 'tmq-put ev <&-'
+	assert_fails_with "tmq-put: standard input: not open for reading: Bad file descriptor"
+	run --separate-stderr bash -c 'tmq-put -l ev <&-'
+	assert_fails_with "tmq-put: standard input: not open for reading: Bad file descriptor"
+	run tmq-get ev
+	assert_output ''
 }

@@ -399,11 +399,14 @@ for l in open("out.jsonl"):
 	assert_output $'m0\nm3'
 	run tmq-get --partition 1-3 ev
 	assert_output $'m1\nm2\nm3'
+	# In partition order, whatever the order of the list.
 	run tmq-get -P 3,0-1 ev
-	assert_output $'m3\nm0\nm1'
+	assert_output $'m0\nm1\nm3'
+	run tmq-get -P 1-2,0 ev
+	assert_output $'m0\nm1\nm2'
 	# A partition listed twice is read once.
 	run tmq-get -P 2,2,1-2 ev
-	assert_output $'m2\nm1'
+	assert_output $'m1\nm2'
 }
 
 @test "tmq-get -P: a partition the topic does not have is an error" {
@@ -422,12 +425,55 @@ for l in open("out.jsonl"):
 	assert_failure 1
 	assert_output ''
 	assert_equal "$stderr" 'tmq-get: small: partition 3 does not exist (topic has 2)'
+}
+
+@test "tmq-get -P: a malformed list is a usage error that quotes the list" {
+	mk ev -k u8 -p 4
 	run --separate-stderr tmq-get -P x ev
-	assert_failure 1
-	assert_equal "$stderr" "tmq-get: ev: 'x': not a number"
+	assert_usage_error tmq-get "-P: 'x': 'x' is not a partition number"
 	run --separate-stderr tmq-get -P '' ev
-	assert_failure 1
-	assert_equal "$stderr" 'tmq-get: ev: empty partition list'
+	assert_usage_error tmq-get "-P: '': empty partition list"
+	run --separate-stderr tmq-get -P 2-1 ev
+	assert_usage_error tmq-get "-P: '2-1': range 2-1 runs backwards"
+	run --separate-stderr tmq-get -P 0,a-3 ev
+	assert_usage_error tmq-get "-P: '0,a-3': 'a' is not a partition number"
+	# Before any topic is opened: even one that does not exist.
+	run --separate-stderr tmq-get -P 1,,2 nosuch
+	assert_usage_error tmq-get "-P: '1,,2': empty element"
+}
+
+@test "tmq-get: -K, -F and -J exclude each other; -K '' is refused as by tmq-put" {
+	mk ev
+	tmq-put ev a
+	run --separate-stderr tmq-get -K : -F '%s' ev
+	assert_usage_error tmq-get "-K and -F do not go together"
+	run --separate-stderr tmq-get -F '%s' -K : ev
+	assert_usage_error tmq-get "-F and -K do not go together"
+	run --separate-stderr tmq-get -J -K : ev
+	assert_usage_error tmq-get "-J and -K do not go together"
+	run --separate-stderr tmq-get -F '%s' --json ev
+	assert_usage_error tmq-get "-F and -J do not go together"
+	run --separate-stderr tmq-get -K '' ev
+	assert_usage_error tmq-get "-K: empty key delimiter"
+	run --separate-stderr tmq-put -K '' ev
+	assert_usage_error tmq-put "-K: empty key delimiter"
+	# The same one twice is no conflict: the last wins.
+	run --separate-stderr tmq-get -F '%o' -F '%s\n' ev
+	assert_success
+	assert_output a
+}
+
+@test "TMQ_FOLLOW: auto and poll, anything else refused as TMQ_APPEND is" {
+	mk ev
+	tmq-put ev a
+	run --separate-stderr env TMQ_FOLLOW=bogus tmq-get ev
+	assert_fails_with "tmq-get: TMQ_FOLLOW='bogus': want auto or poll"
+	assert_output ''
+	run --separate-stderr env TMQ_FOLLOW=auto tmq-get ev
+	assert_success
+	assert_output a
+	run --separate-stderr env TMQ_FOLLOW= tmq-get ev
+	assert_success
 }
 
 # ---------------------------------------------------------------- damaged files

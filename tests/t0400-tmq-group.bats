@@ -316,6 +316,20 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	assert_output "[{'group': 'G', 'topic': 'ev', 'members': 0, 'lag': 40}, {'group': 'H', 'topic': 'ev', 'members': 0, 'lag': 0}]"
 }
 
+@test "list: a long group or topic name widens its column instead of breaking the others" {
+	local long
+	long=$(printf 'a-consumer-group-with-a-long-name-%s' {1..2})
+	tmq-topic create -p 2 ev
+	tmq-put ev a b
+	tmq-get -g "$long" -P 0 -o now ev >/dev/null
+	tmq-get -g G -P 1 -o now ev >/dev/null
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_line --index 0 "$(printf '%-*s  %-5s  %7s  %3s' ${#long} GROUP TOPIC MEMBERS LAG)"
+	assert_line --index 1 "$(printf '%-*s  %-5s  %7s  %3s' ${#long} G ev 0 0)"
+	assert_line --index 2 "$(printf '%-*s  %-5s  %7s  %3s' ${#long} "$long" ev 0 0)"
+}
+
 # --- members ----------------------------------------------------------
 
 @test "three members: one owner per partition after each rebalance, every message read once" {

@@ -169,7 +169,7 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 	run --separate-stderr tmq-commit G 0 x
 	assert_fails_with "tmq-commit: pair 1: 'x': not a number"
 	run --separate-stderr tmq-commit -- G -1 2
-	assert_fails_with "tmq-commit: pair 1: '-1': not a number"
+	assert_fails_with "tmq-commit: pair 1: partition '-1' is negative"
 	run --separate-stderr tmq-commit G 0 99999999999999999999
 	assert_fails_with "tmq-commit: pair 1: '99999999999999999999': number too large"
 	run log_length
@@ -263,4 +263,34 @@ tmq-commit: pair 5: partition 0: offset $end is beyond the end ($end)"
 	assert_write_error tmq-commit --completion-helper
 	run --separate-stderr bash -c 'tmq-commit G 0 1 >/dev/full'
 	assert_success
+}
+
+@test "a negative offset or partition is said to be one, not taken for an option" {
+	make_group
+	before=$(log_length)
+	run --separate-stderr tmq-commit G 0 -1
+	assert_fails_with "tmq-commit: pair 1: offset '-1' is negative"
+	run --separate-stderr tmq-commit G 0 3 -2 5
+	assert_fails_with "tmq-commit: pair 2: partition '-2' is negative"
+	# Options still work around them, and their arguments are theirs.
+	run --separate-stderr tmq-commit -t ev G 1 -7 --next
+	assert_fails_with "tmq-commit: pair 1: offset '-7' is negative"
+	run --separate-stderr tmq-commit --root "$TMQ_ROOT" G 1 -7
+	assert_fails_with "tmq-commit: pair 1: offset '-7' is negative"
+	run log_length
+	assert_output "$before"
+	# An option that does not exist is still one.
+	run --separate-stderr tmq-commit G 0 -x
+	assert_usage_error tmq-commit "invalid option -- 'x'"
+	run --separate-stderr tmq-commit G 0 1 --next
+	assert_success
+}
+
+@test "a closed standard input is said to be one" {
+	make_group
+	before=$(log_length)
+	run --separate-stderr bash -c 'tmq-commit G <&-'
+	assert_fails_with "tmq-commit: standard input: not open for reading: Bad file descriptor"
+	run log_length
+	assert_output "$before"
 }

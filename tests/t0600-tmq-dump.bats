@@ -380,3 +380,21 @@ EOF
 	assert_write_error tmq-dump -V
 	assert_write_error tmq-dump --completion-helper
 }
+
+@test "a path that is not in a root says what it is not, not 'no such topic'" {
+	run --separate-stderr tmq-dump /etc/passwd
+	assert_fails_with "tmq-dump: /etc/passwd: not a partition file (named PARTITION-YYYYMMDD_OFFSET.tmf)"
+	run --separate-stderr tmq-dump /etc
+	assert_fails_with "tmq-dump: /etc: not a topic directory of a tmq root (no /etc.twc)"
+	tmq-topic create ev
+	tmq-put ev a
+	mkdir "$BATS_TEST_TMPDIR/loose"
+	cp "$TMQ_ROOT"/ev/0-*.tmf "$BATS_TEST_TMPDIR/loose/"
+	local f
+	f=$(ls "$BATS_TEST_TMPDIR"/loose/0-*.tmf)
+	run --separate-stderr tmq-dump "$f"
+	assert_fails_with "tmq-dump: $f: not in a topic directory of a tmq root (no $BATS_TEST_TMPDIR/loose.twc)"
+	# The same file in its topic directory is dumped.
+	run --separate-stderr tmq-dump -J "$TMQ_ROOT"/ev/0-*.tmf
+	assert_success
+}

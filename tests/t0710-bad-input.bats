@@ -532,10 +532,17 @@ topic-k-u7 | tmq-topic create -k u7 t | 2 | tmq-topic: -k: 'u7': bad key type (u
 topic-k-char0 | tmq-topic create -k char0 t | 2 | tmq-topic: -k: 'char0': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
 topic-k-char3001 | tmq-topic create -k char3001 t | 2 | tmq-topic: -k: 'char3001': bad key type (u8, u16, u32, u64 or charN with N from 1 to 3000)
 get-from-overflow | tmq-get --from 99999999999999999999 ev | 2 | tmq-get: --from: '99999999999999999999': offset too large
-get-P-2^32 | tmq-get -P 4294967296 ev | 1 | tmq-get: ev: '4294967296': out of range (0 to 4294967295)
+get-P-2^32 | tmq-get -P 4294967296 ev | 2 | tmq-get: -P: '4294967296': no topic has partition 4294967296 (at most 65536 partitions)
 get-P-absent | tmq-get -P 2 ev | 1 | tmq-get: ev: partition 2 does not exist (topic has 2)
-get-P-empty | tmq-get -P '' ev | 1 | tmq-get: ev: empty partition list
-get-P-word | tmq-get -P a ev | 1 | tmq-get: ev: 'a': not a number
+get-P-empty | tmq-get -P '' ev | 2 | tmq-get: -P: '': empty partition list
+get-P-word | tmq-get -P a ev | 2 | tmq-get: -P: 'a': 'a' is not a partition number
+get-P-backwards | tmq-get -P 2-1 ev | 2 | tmq-get: -P: '2-1': range 2-1 runs backwards
+get-P-element | tmq-get -P 0,,1 ev | 2 | tmq-get: -P: '0,,1': empty element
+get-P-comma | tmq-get -P 0, ev | 2 | tmq-get: -P: '0,': empty element
+get-P-dash | tmq-get -P 1- ev | 2 | tmq-get: -P: '1-': '' is not a partition number
+get-P-twodash | tmq-get -P 0-1-2 ev | 2 | tmq-get: -P: '0-1-2': '1-2' is not a partition number
+group-P-word | tmq-group reset G --to start -P a | 2 | tmq-group: -P: 'a': 'a' is not a partition number
+group-P-backwards | tmq-group reset G --to start -P 3-0 | 2 | tmq-group: -P: '3-0': range 3-0 runs backwards
 get-window-0 | tmq-get -g G --window 0 ev | 2 | tmq-get: --window: '0': out of range (1 to 86400)
 get-window-day | tmq-get -g G --window 86401 ev | 2 | tmq-get: --window: '86401': out of range (1 to 86400)
 group-max-lag-negative | tmq-group describe G --max-lag -1 | 2 | tmq-group: --max-lag: '-1': not a number
@@ -574,7 +581,16 @@ missing-offset | tmq-commit G 0 | 2 | tmq-commit: PARTITION without OFFSET
 missing-argument | tmq-get ev -n | 2 | tmq-get: option requires an argument -- 'n'
 too-many | tmq-topic create a b | 2 | tmq-topic: create: too many operands
 k-with-K | tmq-put -k 1 -K : ev x | 2 | tmq-put: -k and -K do not go together
-K-empty | tmq-put -K '' ev | 2 | tmq-put: empty key delimiter
+K-empty | tmq-put -K '' ev | 2 | tmq-put: -K: empty key delimiter
+get-K-empty | tmq-get -K '' ev | 2 | tmq-get: -K: empty key delimiter
+get-K-F | tmq-get -K : -F %s ev | 2 | tmq-get: -K and -F do not go together
+get-J-K | tmq-get -J -K : ev | 2 | tmq-get: -J and -K do not go together
+get-F-J | tmq-get --format %s --json ev | 2 | tmq-get: -F and -J do not go together
+get-FF | tmq-get -F %s -F %k ev | 0 | 
+follow-mode | TMQ_FOLLOW=bogus tmq-get ev | 1 | tmq-get: TMQ_FOLLOW='bogus': want auto or poll
+commit-negative-offset | tmq-get -g G -P 0 ev >/dev/null; tmq-commit G 0 -1 | 1 | tmq-commit: pair 1: offset '-1' is negative
+commit-negative-partition | tmq-get -g G -P 0 ev >/dev/null; tmq-commit --next -t ev G 1 0 -10 3 | 1 | tmq-commit: pair 2: partition '-10' is negative
+commit-negative-after-dashdash | tmq-get -g G -P 0 ev >/dev/null; tmq-commit G -- 0 -1 | 1 | tmq-commit: pair 1: offset '-1' is negative
 file-without-l | tmq-put -F f ev | 2 | tmq-put: --file needs -l
 l-with-messages | tmq-put -l ev a | 2 | tmq-put: -l takes no MESSAGE operands
 l-with-0 | tmq-put -l -0 ev | 2 | tmq-put: -0 and -l do not go together

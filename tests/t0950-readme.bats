@@ -62,3 +62,13 @@ load test_helper
 	grep -qxF -- "${lines[0]}" "$src/.ci/run"
 	grep -qxF -- "${lines[1]}" "$src/.ci/run"
 }
+
+@test "README's build: aclocal (the first step of autoreconf -fi) warns of nothing in configure.ac" {
+	command -v aclocal >/dev/null || skip "aclocal (automake) is not installed"
+	local src=${TMQ_SRCDIR:-$BATS_TEST_DIRNAME/..}
+	cd "$BATS_TEST_TMPDIR"
+	cp "$src/configure.ac" .
+	run aclocal -Wall
+	assert_success
+	assert_output ''
+}
