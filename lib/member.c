@@ -20,6 +20,7 @@
 
 #include "liveness.h"
 #include "member.h"
+#include "stop.h"
 #include "timestamp.h"
 
 #define JOIN_TRIES 4
@@ -236,6 +237,11 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		while (result == 0) {
 			if (drain(mb, 1, mb->tag, &result, e) < 0)
 				goto bad;
+			if (result == 0 && tmq_stop) {
+				tmq_fail(e, "group %s: interrupted while joining",
+				    group);
+				goto bad;
+			}
 			if (result == 0)
 				usleep(1000);
 		}
