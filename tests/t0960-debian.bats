@@ -38,7 +38,11 @@ setup_file() {
 		tar -C "$src" --exclude=./_build -cf - . | tar -C "$PKG_DIR/tmq" -xf -
 		chmod -R u+w "$PKG_DIR/tmq"
 	fi
-	(cd "$PKG_DIR/tmq" && DEB_BUILD_OPTIONS="parallel=2" \
+	# Under make check, MAKEFLAGS carries the outer make's TEST_LOGS
+	# (every test, this one too) into the package's own make check, which
+	# would then build the package again, and so on for ever.
+	(cd "$PKG_DIR/tmq" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    -u MAKEOVERRIDES DEB_BUILD_OPTIONS="parallel=2" \
 	    dpkg-buildpackage -us -uc -b) >"$PKG_DIR/build.log" 2>&1
 	echo $? >"$PKG_DIR/build.status"
 }
