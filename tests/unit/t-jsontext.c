@@ -12,7 +12,7 @@ good(const char *s)
 	struct tmq_error e = { "" };
 
 	if (!is_int(tmq_json_strict_object((const unsigned char *)s, strlen(s),
-	    &e), 0, "strict: %s", s))
+	    &e), 0, "strict: %.60s", s))
 		diag("refused: %s", e.msg);
 }
 
@@ -22,7 +22,7 @@ bad(const char *s, const char *why)
 	struct tmq_error e = { "" };
 
 	is_int(tmq_json_strict_object((const unsigned char *)s, strlen(s), &e),
-	    -1, "refused: %s", s);
+	    -1, "refused: %.60s", s);
 	is_str(e.msg, why, "... because %s", why);
 }
 
