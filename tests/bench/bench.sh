@@ -135,7 +135,8 @@ echo "tmq-group describe, short log, topic of $N records: $(ms "$t7" "$t8") ms"
 # REBALCONFIRM (by its timestamp in the log) in which the member left holds
 # every partition; a dead member is found by its lock, probed every 0.5 s.
 progress "group joins and handovers..."
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# "MEDIAN ms (best BEST ms)" of the figures in a file, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%s ms (best %s ms)\n", v[int((NR + 1) / 2)], v[1] }'; }
 # confirmed GROUP KEY NPARTS T0: wait until member KEY confirmed NPARTS
 # partitions after T0; print the confirm's timestamp.
 confirmed() {
@@ -198,7 +199,7 @@ for sig in TERM KILL; do
 		wait "$a" || :
 	done
 done
-echo "tmq-get -g, a lone member joins and reads 10 (median of 5): $(median <"$work/lone") ms"
-echo "tmq-get -g, a second member joins a running one and reads 1 (median of 5): $(median <"$work/second") ms"
-echo "group handover after SIGTERM (median of 5): $(median <"$work/TERM") ms"
-echo "group handover after SIGKILL (median of 5): $(median <"$work/KILL") ms"
+echo "tmq-get -g, a lone member joins and reads 10, median of 5: $(median <"$work/lone")"
+echo "tmq-get -g, a second member joins a running one and reads 1, median of 5: $(median <"$work/second")"
+echo "group handover after SIGTERM, median of 5: $(median <"$work/TERM")"
+echo "group handover after SIGKILL, median of 5: $(median <"$work/KILL")"
