@@ -287,7 +287,9 @@ tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
 
 	if (partition >= gc->nparts)
 		return 0;
-	if (gc->taken == NULL) {
+	/* Marks are kept only to be committed: without autocommit they
+	 * would only pile up. */
+	if (gc->taken == NULL || !gc->autocommit) {
 		gc->delivered[partition] = (int64_t)offset + 1;
 		return 0;
 	}
