@@ -13,7 +13,7 @@
 #include "root.h"
 #include "topic.h"
 
-enum { OPT_SYNC = 256 };
+enum { OPT_SYNC = 256, OPT_KEEP_TIME };
 
 static const struct tmq_option options[] = {
 	{ "null", '0', NULL, TMQ_ARG_NONE,
@@ -22,6 +22,11 @@ static const struct tmq_option options[] = {
 	    TMQ_ON_ALL, 0 },
 	{ "file", 'F', "FILE", TMQ_ARG_FILE,
 	    "with -l: put FILE as one message (repeatable)", TMQ_ON_ALL, 0 },
+	{ "json", 'J', NULL, TMQ_ARG_NONE,
+	    "each record a JSON object as tmq-get -J or kcat -J print it",
+	    TMQ_ON_ALL, 0 },
+	{ "keep-time", OPT_KEEP_TIME, NULL, TMQ_ARG_NONE,
+	    "with -J: keep each record's timestamp, not now", TMQ_ON_ALL, 0 },
 	{ "key", 'k', "KEY", TMQ_ARG_WORD, "the key of every message",
 	    TMQ_ON_ALL, 0 },
 	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD,
@@ -41,7 +46,8 @@ static const struct tmq_option options[] = {
 static const struct tmq_cmd cmd = {
 	"tmq-put",
 	"[-0bl] [-k KEY | -K SEP] [-T NAME] [--sync] [-F FILE]... TOPIC "
-	    "[MESSAGE...]",
+	    "[MESSAGE...]\n"
+	    "[-0] -J [--keep-time] [--sync] TOPIC [MESSAGE...]",
 	"Append messages to a topic: the MESSAGE operands, else one per line "
 	"of standard input.",
 	"topic",
@@ -153,6 +159,13 @@ check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
 			    "given more than once");
 	if (nops < 1)
 		return tmq_usage_error(&cmd, "missing topic");
+	if (o->keep_time && !o->json)
+		return tmq_usage_error(&cmd, "--keep-time needs -J");
+	/* A JSON record carries its own key and type. */
+	if (o->json && (o->key != NULL || o->keydelim != NULL ||
+	    o->ptype != TMQ_TEXT || whole))
+		return tmq_usage_error(&cmd, "-J does not go with -k, -K, -b, "
+		    "-T or -l");
 	if (o->key != NULL && o->keydelim != NULL)
 		return tmq_usage_error(&cmd, "-k and -K do not go together");
 	if (o->keydelim != NULL && tmq_key_delimiter_check(o->keydelim, &e) < 0)
@@ -186,6 +199,8 @@ main(int argc, char **argv)
 		case '0': null = 1; break;
 		case 'b': o.ptype = TMQ_BYTES; break;
 		case 'F': files[nfiles++] = optarg; break;
+		case 'J': o.json = 1; break;
+		case OPT_KEEP_TIME: o.keep_time = 1; break;
 		case 'k': o.key = optarg; break;
 		case 'K': o.keydelim = optarg; break;
 		case 'l': whole = 1; break;

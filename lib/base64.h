@@ -8,4 +8,8 @@
 /* Write the base64 of s[0..n) to f. */
 void tmq_base64_write(FILE *f, const unsigned char *s, size_t n);
 
+/* Decode standard base64 with padding (no white space) into out, of at
+ * least n / 4 * 3 bytes.  Returns the length, or -1 when s is not base64. */
+long tmq_base64_decode(const char *s, size_t n, unsigned char *out);
+
 #endif

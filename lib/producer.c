@@ -67,6 +67,10 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 			return -1;
 		}
 		p->half[i].ready = 1;
+		if (o->json && tmq_jsonin_init(&p->half[i].jin, e) < 0) {
+			tmq_producer_close(p);
+			return -1;
+		}
 	}
 	if (tmq_appender_open(&p->app, t, o->sync, e) < 0) {
 		tmq_producer_close(p);
@@ -90,6 +94,39 @@ find(const char *s, size_t n, const char *d, size_t dl)
 	return NULL;
 }
 
+/* Check a payload and encode its line into h's output (ts < 0: now).
+ * -1 when refused. */
+static int
+encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
+    const unsigned char *key, const struct tmq_payload *pl, double ts,
+    const char *how, const char *tname, struct tmq_error *e)
+{
+	const struct tmq_topic *t = h->p->topic;
+	size_t n = pl->len;
+	long len;
+
+	if (pl->type == TMQ_TEXT && !tmq_utf8_valid(pl->data, n))
+		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
+	if (pl->type == TMQ_TYPED && !tmq_utf8_valid(pl->data, n))
+		return tmq_fail(e, "JSON is not valid UTF-8 (%s %s)", how, tname);
+	if (pl->type == TMQ_TYPED && !tmq_json_is_object(pl->data, n))
+		return tmq_fail(e, "not a JSON object (%s %s)", how, tname);
+	/* json-c lets NaN, Infinity and lone surrogate escapes through,
+	 * which JSON tools downstream refuse: nothing but JSON goes in. */
+	if (pl->type == TMQ_TYPED && tmq_json_strict_object(pl->data, n, e) < 0)
+		return tmq_fail_prefix(e, "not strict JSON (%s %s)", how, tname);
+	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
+		return tmq_fail(e, "out of memory");
+	len = tmq_line_encode(&h->codec, t->key_width, key,
+	    ts < 0 ? tmq_now() : ts, pl, h->out + h->outlen, TMQ_LINE_MAX, e);
+	if (len < 0)
+		return -1;
+	r->line_at = h->outlen;
+	r->line_len = (size_t)len;
+	h->outlen += (size_t)len;
+	return 0;
+}
+
 /* Check and encode one record into h's output.  -1 when refused. */
 static int
 encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
@@ -101,9 +138,26 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 	unsigned char keybuf[TMQ_KEY_MAX_BYTES];
 	const unsigned char *key = p->fixed_key;
 	struct tmq_payload pl;
-	long len;
+	struct tmq_jsonmsg jm;
+	double ts = -1;
 
 	r->partition = p->fixed_partition;
+	if (p->o.json) {
+		if (tmq_jsonin_parse(&h->jin, t, rec, n, &jm, e) < 0)
+			return -1;
+		key = jm.key;
+		r->partition = tmq_partition_of(t->key_width, key,
+		    t->partitions);
+		if (p->o.keep_time) {
+			if (!jm.has_ts)
+				return tmq_fail(e, "no timestamp (--keep-time)");
+			ts = jm.ts;
+		}
+		pl = jm.payload;
+		return encode_payload(h, r, key, &pl, ts, "type",
+		    pl.type == TMQ_TYPED ?
+		    t->types[pl.type_index] : NULL, e);
+	}
 	if (p->o.keydelim != NULL) {
 		const char *d = find(rec, n, p->o.keydelim, p->delimlen);
 
@@ -123,28 +177,8 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 	pl.type_index = p->type_index;
 	pl.data = (const unsigned char *)rec;
 	pl.len = n;
-	if (pl.type == TMQ_TEXT && !tmq_utf8_valid(pl.data, n))
-		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
-	if (pl.type == TMQ_TYPED && !tmq_utf8_valid(pl.data, n))
-		return tmq_fail(e, "JSON is not valid UTF-8 (-T %s)",
-		    p->o.type_name);
-	if (pl.type == TMQ_TYPED && !tmq_json_is_object(pl.data, n))
-		return tmq_fail(e, "not a JSON object (-T %s)", p->o.type_name);
-	/* json-c lets NaN, Infinity and lone surrogate escapes through,
-	 * which JSON tools downstream refuse: nothing but JSON goes in. */
-	if (pl.type == TMQ_TYPED && tmq_json_strict_object(pl.data, n, e) < 0)
-		return tmq_fail_prefix(e, "not strict JSON (-T %s)",
-		    p->o.type_name);
-	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
-		return tmq_fail(e, "out of memory");
-	len = tmq_line_encode(&h->codec, t->key_width, key, tmq_now(), &pl,
-	    h->out + h->outlen, TMQ_LINE_MAX, e);
-	if (len < 0)
-		return -1;
-	r->line_at = h->outlen;
-	r->line_len = (size_t)len;
-	h->outlen += (size_t)len;
-	return 0;
+	return encode_payload(h, r, key, &pl, ts, "-T", p->o.type_name,
+	    e);
 }
 
 static void
@@ -252,6 +286,7 @@ tmq_producer_close(struct tmq_producer *p)
 	for (i = 0; i < 2; i++) {
 		if (p->half[i].ready)
 			tmq_codec_free(&p->half[i].codec);
+		tmq_jsonin_free(&p->half[i].jin);
 		free(p->half[i].out);
 	}
 	free(p->recs);

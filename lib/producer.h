@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "appender.h"
+#include "jsoninput.h"
 #include "message.h"
 #include "parallel.h"
 #include "payload.h"
@@ -18,6 +19,8 @@ struct tmq_producer_opts {
 	enum tmq_ptype ptype;	/* -b, -T */
 	const char *type_name;	/* -T */
 	int sync;		/* --sync */
+	int json;		/* -J: each record a JSON object (jsoninput.h) */
+	int keep_time;		/* --keep-time: its timestamp, not now */
 	/* Told of each record refused, in input order. */
 	void (*reject)(void *arg, unsigned long recno, const char *msg);
 	void *arg;
@@ -36,6 +39,7 @@ struct tmq_phalf {			/* one thread's share of a batch */
 	struct tmq_producer *p;
 	size_t from, to;
 	struct tmq_codec codec;
+	struct tmq_jsonin jin;		/* -J */
 	char *out;
 	size_t outcap, outlen;
 	int ready;

@@ -506,6 +506,151 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	assert_output $'1:a\n2:b\n3:c'
 }
 
+# ---------------------------------------------------------------- -J
+
+@test "tmq-put -J: tmq-get -J's objects: key, type, payload; other fields ignored" {
+	mk ev -k u64 -p 1 -t Order
+	run --separate-stderr tmq-put -J ev <<'IN'
+{"topic":"elsewhere","partition":9,"offset":77,"key":"18446744073709551615","timestamp":1.5,"type":"str","payload":"line one\nline two"}
+{"key":"5","type":"bytes","payload":"AApiAA=="}
+{"key":7,"type":"Order","payload":{"id": 1,  "total": 9.5}}
+{"payload":"no key, no type"}
+{"key":null,"payload":null}
+IN
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -F '%p %o %k %y\n' ev
+	assert_output '0 0 18446744073709551615 str
+0 1 5 bytes
+0 2 7 Order
+0 3 0 str
+0 4 0 str'
+	# The payloads, byte for byte; the typed one as it was written.
+	printf '[line one\nline two][\0\nb\0][{"id": 1,  "total": 9.5}]' > want
+	printf '[no key, no type][]' >> want
+	run bash -c 'tmq-get -F "[%s]" ev | cmp - want'
+	assert_success
+}
+
+@test "tmq-put -J: messages are stamped now, unless --keep-time" {
+	mk ev
+	before=$(date +%s)
+	tmq-put -J ev '{"timestamp":1000000000.25,"payload":"a"}'
+	run tmq-get -F '%u\n' ev
+	[ "${output%.*}" -ge "$before" ]
+	mk kept
+	tmq-put -J --keep-time kept '{"timestamp":1000000000.25,"payload":"a"}' \
+	    '{"timestamp":1732971234.123456,"payload":"b"}' \
+	    '{"timestamp":0,"payload":"c"}'
+	run tmq-get -F '%u %T %s\n' kept
+	assert_output '1000000000.25 2001-09-09T01:46:40.250Z a
+1732971234.123456 2024-11-30T12:53:54.123Z b
+0.0 1970-01-01T00:00:00.000Z c'
+}
+
+@test "tmq-put -J: kcat -J's shape: ts in milliseconds, strings as text, null key and payload" {
+	mk ev -k char16 -p 1
+	run --separate-stderr tmq-put -J --keep-time ev <<'IN'
+{"topic":"orders","partition":2,"offset":41,"tstype":"create","ts":1700000000123,"broker":1,"key":"alice","payload":"{\"id\":1}"}
+{"topic":"orders","partition":0,"offset":42,"tstype":"logappend","ts":1700000001000,"broker":-1,"key":null,"payload":null}
+{"topic":"orders","partition":0,"offset":43,"tstype":"create","ts":1700000002500,"broker":1,"key":"bob","payload":"caf\u00e9"}
+IN
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -F '%k|%u|%y|%s\n' ev
+	assert_output 'alice|1700000000.123|str|{"id":1}
+|1700000001.0|str|
+bob|1700000002.5|str|café'
+}
+
+@test "tmq-put -J: bad records are refused by number with what is wrong, the rest go in, exit 1" {
+	mk ev -k u64 -t Order
+	run --separate-stderr tmq-put -J ev <<'IN'
+{"key":"1","payload":"first"}
+not json
+[1]
+{"key":"18446744073709551616","payload":"x"}
+{"key":18446744073709551616,"payload":"x"}
+{"key":-1,"payload":"x"}
+{"key":true,"payload":"x"}
+{"key":"2","type":"Refund","payload":{}}
+{"key":"2","type":"bytes","payload":"YQ="}
+{"key":"2","type":"bytes","payload":"YR=="}
+{"key":"2","type":"str","payload":5}
+{"key":"2","type":"Order","payload":[1]}
+{"key":"2"}
+{"key":"2","type":7,"payload":"x"}
+{"key":"2","payload":"a"} x
+{"key":"2","payload":"NaN","n":NaN}
+{"key":"2","type":"Order","payload":"{\"a\": NaN}"}
+{"key":"2","payload":"\ud800"}
+{"key":"3","type":"Order","payload":{"n": 1}}
+IN
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: ev: record 2: not a JSON object
+tmq-put: ev: record 3: not a JSON object
+tmq-put: ev: record 4: key '18446744073709551616' out of range for u64 (0 to 18446744073709551615)
+tmq-put: ev: record 5: key '18446744073709551616' out of range for u64 (0 to 18446744073709551615)
+tmq-put: ev: record 6: key '-1' is not an unsigned integer
+tmq-put: ev: record 7: key: not a string, number or null
+tmq-put: ev: record 8: no type 'Refund' in the topic
+tmq-put: ev: record 9: payload: not base64 (type bytes)
+tmq-put: ev: record 10: payload: not base64 (type bytes)
+tmq-put: ev: record 11: payload: not a string (type str)
+tmq-put: ev: record 12: payload: not a JSON object (type Order)
+tmq-put: ev: record 13: no payload
+tmq-put: ev: record 14: type: not a string
+tmq-put: ev: record 15: bad JSON: text after the object at byte 27
+tmq-put: ev: record 16: bad JSON: NaN at byte 32 (JSON has no NaN or Infinity)
+tmq-put: ev: record 17: not strict JSON (type Order): NaN at byte 7 (JSON has no NaN or Infinity)
+tmq-put: ev: record 18: bad JSON: lone surrogate escape \\ud800 at byte 23"
+	run tmq-get -F '%k %y %s\n' ev
+	assert_output $'1 str first\n3 Order {"n": 1}'
+}
+
+@test "tmq-put -J: charN keys are strings; bad timestamps are refused with --keep-time" {
+	mk ev -k char4
+	run --separate-stderr tmq-put -J --keep-time ev \
+	    '{"key":"abcd","timestamp":5,"payload":"ok"}' \
+	    '{"key":"abcd","payload":"x"}' \
+	    '{"key":"abcde","timestamp":5,"payload":"x"}' \
+	    '{"key":5,"timestamp":5,"payload":"x"}' \
+	    '{"key":"a","timestamp":"now","payload":"x"}' \
+	    '{"key":"a","timestamp":-1,"payload":"x"}' \
+	    '{"key":"a","ts":"now","payload":"x"}'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: message 2: no timestamp (--keep-time)
+tmq-put: ev: message 3: key 'abcde' is 5 bytes, wider than char4
+tmq-put: ev: message 4: key: a number, not a char4 key
+tmq-put: ev: message 5: timestamp: not a number
+tmq-put: ev: message 6: timestamp: out of range
+tmq-put: ev: message 7: ts: not a number"
+	run tmq-get -F '%k %u %s\n' ev
+	assert_output 'abcd 5.0 ok'
+}
+
+@test "tmq-put -J -0: NUL-terminated JSON records" {
+	mk ev
+	run --separate-stderr tmq-put -J -0 ev < <(printf '{"payload":"a"}\0{\n"payload" :\n"b"}\0')
+	assert_success
+	run tmq-get ev
+	assert_output $'a\nb'
+}
+
+@test "tmq-put -J: usage errors exit 2 and write nothing" {
+	mk ev -t Order
+	run --separate-stderr tmq-put --keep-time ev x
+	assert_usage_error tmq-put '--keep-time needs -J'
+	for o in '-k 1' '-K :' -b '-T Order' -l; do
+		# shellcheck disable=SC2086
+		run --separate-stderr tmq-put -J $o ev '{"payload":"x"}'
+		assert_usage_error tmq-put '-J does not go with -k, -K, -b, -T or -l'
+	done
+	run tmq-get ev
+	assert_output ''
+}
+
 # ---------------------------------------------------------------- usage
 
 @test "tmq-put: usage errors exit 2" {

@@ -1,0 +1,38 @@
+/* jsoninput.h: one message from one JSON object, the shape tmq-get -J and
+ * tmq-dump -J print (key, type, payload as text, base64 bytes or a typed
+ * object, timestamp in seconds) or kcat -J prints (key, payload as text or
+ * null, ts in milliseconds).  What a message does not need (topic,
+ * partition, offset, kcat's tstype and broker) is ignored. */
+#ifndef TMQ_JSONINPUT_H
+#define TMQ_JSONINPUT_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "keys.h"
+#include "payload.h"
+#include "topic.h"
+
+/* Reusable parse state: one per thread. */
+struct tmq_jsonin {
+	struct json_tokener *tok;
+	struct json_object *obj;	/* the last object parsed */
+	unsigned char *buf;		/* decoded text or bytes */
+	size_t cap;
+};
+
+struct tmq_jsonmsg {
+	unsigned char key[TMQ_KEY_MAX_BYTES];
+	struct tmq_payload payload;	/* points into the jsonin or the line */
+	int has_ts;
+	double ts;			/* seconds, when has_ts */
+};
+
+int tmq_jsonin_init(struct tmq_jsonin *j, struct tmq_error *e);
+/* Parse s[0..n) into m for topic t: the key checked against its key type,
+ * the type against its types.  m stays valid until the next call. */
+int tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
+    const char *s, size_t n, struct tmq_jsonmsg *m, struct tmq_error *e);
+void tmq_jsonin_free(struct tmq_jsonin *j);
+
+#endif
