@@ -651,6 +651,97 @@ tmq-put: ev: message 7: ts: not a number"
 	assert_output ''
 }
 
+# ------------------------------------------------------ -J round trips
+
+# fill ROOT: topics of every key type at its limits, text with newlines,
+# bytes with every byte value, typed messages, empty payloads.
+fill() {
+	local r=$1 b
+	tmq-topic -d "$r" create txt -k u8 -p 3
+	tmq-topic -d "$r" create bin -k u64 -p 4
+	tmq-topic -d "$r" create typed -k char8 -p 2 -t Order,Refund
+	tmq-put -d "$r" -k 0 txt 'plain' '' $'two\nlines' $'tab\there' 'café ☕'
+	tmq-put -d "$r" -k 255 txt 'at the top' $'\r\n'
+	printf '1 one\n2 two\n254 last\n' | tmq-put -d "$r" -K ' ' txt
+	# Every byte value in one message; then each byte alone, NUL and
+	# newline among them; then an empty bytes payload.
+	for b in $(seq 0 255); do printf "\\x$(printf %02x "$b")"; done > all.bin
+	tmq-put -d "$r" -b -l -k 18446744073709551615 bin < all.bin
+	for b in $(seq 0 255); do
+		printf "\\x$(printf %02x "$b")" > one.bin
+		tmq-put -d "$r" -b -l -k "$b" bin < one.bin
+	done
+	printf 'a\0b\nc' | tmq-put -d "$r" -b -l -k 0 bin
+	tmq-put -d "$r" -b -l -k 9223372036854775808 bin < /dev/null
+	tmq-put -d "$r" -T Order -k '' typed '{"id": 1, "n": [1, 2.5, null]}'
+	tmq-put -d "$r" -T Refund -k 'éééé' typed '{"s":"line\nbreak \u0000 nul"}'
+	tmq-put -d "$r" -T Order -k 12345678 typed '{}'
+	tmq-put -d "$r" -k abc typed 'text among typed' ''
+}
+
+# mkb ROOT: the topics of fill, empty.
+mkb() {
+	tmq-topic -d "$1" create txt -k u8 -p 3
+	tmq-topic -d "$1" create bin -k u64 -p 4
+	tmq-topic -d "$1" create typed -k char8 -p 2 -t Order,Refund
+}
+
+@test "tmq-put -J --keep-time: tmq-get -J from one root into another reproduces it exactly" {
+	fill A
+	mkb B
+	for t in txt bin typed; do
+		run --separate-stderr bash -c "tmq-get -d A -J $t | tmq-put -d B -J --keep-time $t"
+		assert_success
+		assert_equal "$stderr" ''
+	done
+	tmq-dump -d A -J > a.json
+	tmq-dump -d B -J > b.json
+	[ "$(wc -c < all.bin)" -eq 256 ]
+	[ "$(wc -l < a.json)" -gt 270 ]
+	run diff a.json b.json
+	assert_success
+	# And tmq-get reads the same from both, --from included.
+	t=$(tmq-get -d A -F '%u\n' txt | sort -n | sed -n 3p)
+	run diff <(tmq-get -d A -J --from "@$t" txt) <(tmq-get -d B -J --from "@$t" txt)
+	assert_success
+}
+
+@test "tmq-put -J --keep-time: a backup file restored into a fresh root is the topic again" {
+	fill A
+	for t in txt bin typed; do tmq-get -d A -J "$t" > "$t.jsonl"; done
+	mkb B
+	for t in txt bin typed; do
+		run --separate-stderr tmq-put -d B -J --keep-time "$t" < "$t.jsonl"
+		assert_success
+		assert_equal "$stderr" ''
+	done
+	run diff <(tmq-dump -d A -J) <(tmq-dump -d B -J)
+	assert_success
+}
+
+@test "tmq-put -J: without --keep-time a copy differs only in its timestamps" {
+	fill A
+	tmq-topic -d B create bin -k u64 -p 4
+	tmq-get -d A -J bin | tmq-put -d B -J bin
+	run diff <(tmq-get -d A -J bin | sed 's/"timestamp":[^,]*,//') \
+	    <(tmq-get -d B -J bin | sed 's/"timestamp":[^,]*,//')
+	assert_success
+}
+
+@test "tmq-put -J: a copy into a topic with other partitions keeps every message by key" {
+	fill A
+	tmq-topic -d B create bin -k u64 -p 7
+	tmq-get -d A -J bin | tmq-put -d B -J --keep-time bin
+	strip='s/"partition":[0-9]*,"offset":[0-9]*,//'
+	run diff <(tmq-get -d A -J bin | sed "$strip" | sort) \
+	    <(tmq-get -d B -J bin | sed "$strip" | sort)
+	assert_success
+	run bash -c "tmq-get -d B -F '%k %p\n' bin | sort -u | while read -r k p; do
+		[ \"\$(tmq-topic -d B partition bin \"\$k\" | cut -f2)\" = \"\$p\" ] || echo \"\$k in \$p\"
+	done"
+	assert_output ''
+}
+
 # ---------------------------------------------------------------- usage
 
 @test "tmq-put: usage errors exit 2" {

@@ -31,6 +31,8 @@ load test_helper
 	# A few of the results the tour promises.
 	assert_output --partial 'A-17 => {"id":17,"item":"pear","qty":3}'
 	assert_output --partial 'ERROR disk almost full'
+	assert_output --partial 'restored exactly'
+	assert_output --partial 'copied exactly'
 	grep -aq 'handled {"user":"ann","event":"login"}' handled.log
 	grep -q '"event":"click"' followed.txt
 	# The monitoring block's metrics, and the alert rules name metrics
