@@ -28,7 +28,8 @@ static const struct tmq_option options[] = {
 	    TMQ_ON_ALL, 0 },
 	{ "format", 'F', "FMT", TMQ_ARG_WORD,
 	    "print with FMT: %s payload, %k key, %p partition, %o offset, "
-	    "%t topic, %T time (ISO 8601), %u time (Unix), %y type, %%; "
+	    "%t topic, %T time (ISO 8601), %u time (Unix), %m time (epoch ms), "
+	    "%S payload size, %y type, %%; "
 	    "\\n \\t \\0", TMQ_ON_ALL, 0 },
 	{ "follow", 'f', NULL, TMQ_ARG_NONE, "wait for more at the end",
 	    TMQ_ON_ALL, 0 },

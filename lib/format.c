@@ -49,7 +49,7 @@ tmq_format_compile(const char *spec, struct tmq_format *f, struct tmq_error *e)
 				o++;
 				continue;
 			}
-			if (d == '\0' || strchr("skpotTuy", d) == NULL) {
+			if (d == '\0' || strchr("skpotTmuSy", d) == NULL) {
 				if (d == '\0')
 					tmq_fail(e, "bad format: '%%' at the end");
 				else

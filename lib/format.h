@@ -1,6 +1,7 @@
 /* format.h: the -F output format of tmq-get (kcat's -f, our letters):
  * %s payload, %k key, %p partition, %o offset, %t topic, %T timestamp in
- * ISO 8601 UTC, %u timestamp in Unix seconds, %y payload type, %%, and the
+ * ISO 8601 UTC, %u timestamp in Unix seconds, %m timestamp in epoch
+ * milliseconds, %S payload size in bytes, %y payload type, %%, and the
  * escapes \n \t \0 \\. */
 #ifndef TMQ_FORMAT_H
 #define TMQ_FORMAT_H

@@ -150,6 +150,13 @@ print_format(const struct tmq_printer *p, const struct tmq_topic *t,
 			n = tmq_ts_iso(m->ts, buf, sizeof buf);
 			fwrite_unlocked(buf, 1, n, f);
 			break;
+		case 'm':
+			n = tmq_ts_millis(m->ts, buf, sizeof buf);
+			fwrite_unlocked(buf, 1, n, f);
+			break;
+		case 'S':
+			put_u64(f, m->payload.len);
+			break;
 		case 'u':
 			n = tmq_ts_repr(m->ts, buf, sizeof buf);
 			fwrite_unlocked(buf, 1, n, f);

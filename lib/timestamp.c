@@ -56,6 +56,33 @@ tmq_ts_decode(const char in[TMQ_TS_CHARS], double *t)
 	return 0;
 }
 
+/* t as whole seconds and milliseconds, rounded to the nearest
+ * millisecond: one rounding for %T and %m, so that they agree. */
+static void
+split_ms(double t, double *sec, long *ms)
+{
+	*sec = floor(t);
+	*ms = lround((t - *sec) * 1000);
+	if (*ms == 1000) {
+		*sec += 1;
+		*ms = 0;
+	}
+}
+
+size_t
+tmq_ts_millis(double t, char *buf, size_t bufsz)
+{
+	double fl;
+	long ms;
+	int n;
+
+	if (!isfinite(t) || t > 253402300799.0 || t < -62135596800.0)
+		return (size_t)snprintf(buf, bufsz, "invalid");
+	split_ms(t, &fl, &ms);
+	n = snprintf(buf, bufsz, "%lld", (long long)fl * 1000 + ms);
+	return n < 0 ? 0 : (size_t)n;
+}
+
 size_t
 tmq_ts_iso(double t, char *buf, size_t bufsz)
 {
@@ -67,12 +94,7 @@ tmq_ts_iso(double t, char *buf, size_t bufsz)
 
 	if (!isfinite(t) || t > 253402300799.0 || t < -62135596800.0)
 		return (size_t)snprintf(buf, bufsz, "invalid");
-	fl = floor(t);
-	ms = lround((t - fl) * 1000);
-	if (ms == 1000) {
-		fl += 1;
-		ms = 0;
-	}
+	split_ms(t, &fl, &ms);
 	s = (time_t)fl;
 	gmtime_r(&s, &tm);
 	n = snprintf(buf, bufsz, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",

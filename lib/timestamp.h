@@ -18,6 +18,9 @@ int tmq_ts_decode(const char in[TMQ_TS_CHARS], double *t);
 /* ISO 8601 UTC with milliseconds: 2026-11-25T09:00:00.080Z.  Returns the
  * length written into buf (at least 32 bytes, NUL-terminated). */
 size_t tmq_ts_iso(double t, char *buf, size_t bufsz);
+/* t in whole milliseconds since the epoch (kcat's %T), rounded as
+ * tmq_ts_iso rounds; "invalid" where tmq_ts_iso says so. */
+size_t tmq_ts_millis(double t, char *buf, size_t bufsz);
 /* Shortest decimal that reads back as the same double (Python's repr, so
  * 1795867200.0 and 1795597320.08).  buf of at least 32 bytes. */
 size_t tmq_ts_repr(double t, char *buf, size_t bufsz);

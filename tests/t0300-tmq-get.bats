@@ -110,6 +110,30 @@ topic=tt p=1 o=2 k=1 u=1795694400.0 T=2026-11-26T12:00:00.000Z y=str s=b2 100%'
 	assert_output $'ty|é|Refund|{"id": 1}\nty|xyz|bytes|raw'
 }
 
+@test "tmq-get -F: %m epoch milliseconds (rounded as %T) and %S payload size in bytes" {
+	timed_topic
+	run --separate-stderr tmq-get -F '%m %T %S\n' tt
+	assert_success
+	assert_equal "$stderr" ''
+	assert_output '1795597200000 2026-11-25T09:00:00.000Z 2
+1795597260250 2026-11-25T09:01:00.250Z 2
+1795600800500 2026-11-25T10:00:00.500Z 2
+1795690800000 2026-11-26T11:00:00.000Z 2
+1795683600080 2026-11-26T09:00:00.080Z 2
+1795694400000 2026-11-26T12:00:00.000Z 2'
+	mk sz -t Order
+	tmq-put -J --keep-time sz '{"timestamp":0.0005,"payload":"café"}' \
+	    '{"timestamp":1700000000.9996,"payload":""}' \
+	    '{"timestamp":1.0,"type":"bytes","payload":"AAo="}' \
+	    '{"timestamp":2,"type":"Order","payload":{"a": 1}}'
+	run --separate-stderr tmq-get -F '%m|%T|%S|%y\n' sz
+	assert_success
+	assert_output '1|1970-01-01T00:00:00.001Z|5|str
+1700000001000|2023-11-14T22:13:21.000Z|0|str
+1000|1970-01-01T00:00:01.000Z|2|bytes
+2000|1970-01-01T00:00:02.000Z|8|Order'
+}
+
 @test "tmq-get -F: escapes \\n \\t \\0 \\\\ and no newline of its own" {
 	mk ev -k u8
 	tmq-put -k 7 ev a b
