@@ -1,0 +1,85 @@
+#!/bin/sh
+# glusterfs.sh: a one-brick GlusterFS volume on this machine, mounted twice
+# through the FUSE client to stand for two machines sharing one root.
+#
+#   glusterfs.sh up DIR     start it: DIR/a and DIR/b are the two mounts,
+#                           DIR/brick/v the brick (the truth the server holds)
+#   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
+#   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
+#
+# glusterd runs with a volfile and working directory of its own under DIR
+# (nothing under /var/lib/glusterd), bound to 127.0.0.2: the CLI refuses
+# bricks on 127.0.0.1, and nothing may listen beyond loopback.  Needs root,
+# /dev/fuse and Debian's glusterfs-server and glusterfs-client.
+set -u
+VOL=tmqtest
+ADDR=127.0.0.2
+G="gluster --mode=script"
+
+why() {
+	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
+	[ -c /dev/fuse ] || { echo "no /dev/fuse"; return 1; }
+	for c in glusterd gluster mount.glusterfs; do
+		command -v "$c" >/dev/null 2>&1 || [ -x "/usr/sbin/$c" ] ||
+		    [ -x "/sbin/$c" ] || { echo "no $c (install glusterfs-server and glusterfs-client)"; return 1; }
+	done
+	if pgrep -x glusterd >/dev/null 2>&1; then
+		echo "a glusterd is already running"; return 1
+	fi
+	return 0
+}
+
+# wait_for SECONDS CMD...: run CMD until it succeeds, for at most SECONDS.
+wait_for() {
+	n=$(($1 * 10)); shift
+	while [ "$n" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+up() {
+	d=$1
+	PATH=/usr/sbin:/sbin:$PATH
+	mkdir -p "$d/wd" "$d/log" "$d/brick" "$d/a" "$d/b" || return 1
+	sed -e "s|/var/lib/glusterd|$d/wd|" \
+	    -e "s|^end-volume|    option transport.socket.bind-address $ADDR\nend-volume|" \
+	    /etc/glusterfs/glusterd.vol >"$d/glusterd.vol" || return 1
+	glusterd -f "$d/glusterd.vol" -p "$d/glusterd.pid" \
+	    -l "$d/log/glusterd.log" || return 1
+	wait_for 60 $G pool list || { echo "glusterd does not answer" >&2; return 1; }
+	$G volume create $VOL $ADDR:"$d/brick/v" force >/dev/null &&
+	$G volume start $VOL >/dev/null || return 1
+	for m in a b; do
+		wait_for 60 mount -t glusterfs -o log-file="$d/log/mnt-$m.log" \
+		    $ADDR:/$VOL "$d/$m" || { echo "cannot mount $d/$m" >&2; return 1; }
+	done
+}
+
+down() {
+	d=$1
+	PATH=/usr/sbin:/sbin:$PATH
+	for m in a b; do
+		mountpoint -q "$d/$m" 2>/dev/null && { umount "$d/$m" 2>/dev/null || umount -l "$d/$m"; }
+	done
+	$G volume stop $VOL force >/dev/null 2>&1
+	$G volume delete $VOL >/dev/null 2>&1
+	if [ -f "$d/glusterd.pid" ]; then
+		pid=$(cat "$d/glusterd.pid")
+		kill "$pid" 2>/dev/null
+		wait_for 30 sh -c "! kill -0 $pid 2>/dev/null"
+	fi
+	# Brick and self-heal daemons glusterd started for our volume.
+	pkill -f "glusterfsd.*$VOL" 2>/dev/null
+	pkill -f "glustershd|gluster/glustershd" 2>/dev/null
+	rm -rf "$d"
+}
+
+case ${1-} in
+why) why ;;
+up) why >&2 && up "$2" ;;
+down) down "$2" ;;
+*) echo "usage: glusterfs.sh up DIR | down DIR | why" >&2; exit 2 ;;
+esac

@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# t0740-glusterfs: one root on a real GlusterFS volume, mounted twice on this
+# machine to stand for two machines (tests/glusterfs.sh brings it up on
+# 127.0.0.2 and takes it down).  Producers and readers on both mounts at
+# once; the brick's files are the truth every reader is held to.  Not part
+# of `make check` (it needs root, /dev/fuse and glusterd): `make
+# check-shared` runs it, and CI does.  Each scenario runs RUNS times
+# (TMQ_SHARED_RUNS, default 10); every run must be clean.
+
+load test_helper
+
+RUNS=${TMQ_SHARED_RUNS:-10}
+GLUSTER=$BATS_TEST_DIRNAME/glusterfs.sh
+
+setup_file() {
+	local why
+	if why=$("$GLUSTER" why); then
+		export TMQ_GL=$BATS_FILE_TMPDIR/gl
+		"$GLUSTER" up "$TMQ_GL" >"$BATS_FILE_TMPDIR/up.log" 2>&1 ||
+		    { cat "$BATS_FILE_TMPDIR/up.log" >&2; "$GLUSTER" down "$TMQ_GL"; return 1; }
+	else
+		export TMQ_GL_SKIP="GlusterFS cannot run here: $why"
+	fi
+}
+
+teardown_file() {
+	[ -z "${TMQ_GL-}" ] || "$GLUSTER" down "$TMQ_GL"
+}
+
+setup() {
+	[ -z "${TMQ_GL_SKIP-}" ] || skip "$TMQ_GL_SKIP"
+	export TMQ_ROOT=/nonexistent	# every call names its root
+	unset XDG_DATA_HOME
+	R=r$BATS_TEST_NUMBER-$$-$RANDOM
+	A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R BRICK=$TMQ_GL/brick/v/$R
+	W=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	# Nothing of ours may outlive a test.
+	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
+}
+
+# records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
+# writes them at once, slow a few at a time with pauses (many small
+# appends), big as 2 KB records.
+records() {
+	/usr/bin/python3 - "$@" <<'EOF'
+import sys, time
+w, n, pace = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+pad = "x" * (2000 if pace == "big" else 30)
+out = sys.stdout
+for i in range(1, n + 1):
+    out.write("%d:w%s-%d-%s\n" % (i, w, i, pad))
+    if pace == "slow" and i % 3 == 0:
+        out.flush()
+        time.sleep(0.0005)
+out.flush()
+EOF
+}
+
+# produce MOUNTROOT W N PACE: one producer in the background.
+produce() {
+	records "$2" "$3" "$4" | tmq-put -d "$1" -K: t 2>>"$W/put.err" &
+	PIDS="${PIDS-} $!"
+	PUTS="${PUTS-} $!"
+}
+
+# wait_pids SECONDS PID...: wait for them to end, at most SECONDS.
+wait_pids() {
+	local limit=$(($1 * 10)) p
+	shift
+	for p in "$@"; do
+		while kill -0 "$p" 2>/dev/null; do
+			[ "$limit" -gt 0 ] || return 1
+			sleep 0.1
+			limit=$((limit - 1))
+		done
+	done
+}
+
+rate() {
+	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%d", n / (b - a) }'
+}
+
+# The records, sorted by partition and offset, as read from the brick.
+truth() {
+	tmq-get -d "$BRICK" -F '%p %o %s\n' t | sort -k1,1n -k2,2n
+}
+
+@test "producers on both mounts, a follower on each: each sees what the brick holds ($RUNS runs)" {
+	local run n=1000 total
+	total=$((4 * n))
+	for run in $(seq "$RUNS"); do
+		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
+		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		tmq-topic -d "$A" create t -k u32 -p 2
+		timeout 600 tmq-get -d "$A" -f -n $total -F '%p %o %s\n' t >"$W/fa" 2>"$W/fa.err" &
+		local fa=$!
+		timeout 600 tmq-get -d "$B" -f -n $total -F '%p %o %s\n' t >"$W/fb" 2>"$W/fb.err" &
+		local fb=$!
+		PIDS="$PIDS $fa $fb"
+		produce "$A" 1 $n fast
+		produce "$A" 2 $n slow
+		produce "$B" 3 $n slow
+		produce "$B" 4 $n $([ $((run % 2)) = 0 ] && echo big || echo fast)
+		wait_pids 600 $PUTS $fa $fb
+		truth >"$W/truth"
+		run -0 wc -l <"$W/truth"
+		assert_output "$total"
+		# Every record of every producer, once.
+		run -0 sh -c "cut -d' ' -f3 '$W/truth' | cut -d- -f1,2 | sort -u | wc -l"
+		assert_output "$total"
+		for f in fa fb; do
+			sort -k1,1n -k2,2n "$W/$f" >"$W/$f.sorted"
+			if ! cmp -s "$W/$f.sorted" "$W/truth"; then
+				echo "run $run: the follower on mount ${f#f} differs from the brick:"
+				diff "$W/$f.sorted" "$W/truth" | head -20
+				cat "$W/$f.err"
+				return 1
+			fi
+		done
+		run -0 tmq-dump -d "$BRICK" --verify t
+	done
+	echo "# $RUNS runs of 4 producers x $n records: followers on both mounts equal to the brick" >&3
+}
+
+@test "a group with a member on each mount, producers on both: every record delivered ($RUNS runs)" {
+	local run n=500 total dups=0 d
+	total=$((4 * n))
+	for run in $(seq "$RUNS"); do
+		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
+		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		tmq-topic -d "$A" create t -k u32 -p 4
+		tmq-get -d "$A" -g G -o start -f -F '%p %o %s\n' t >"$W/ma" 2>"$W/ma.err" &
+		local ma=$!
+		tmq-get -d "$B" -g G -o start -f -F '%p %o %s\n' t >"$W/mb" 2>"$W/mb.err" &
+		local mb=$!
+		PIDS="$PIDS $ma $mb"
+		produce "$A" 1 $n slow
+		produce "$A" 2 $n fast
+		produce "$B" 3 $n slow
+		produce "$B" 4 $n fast
+		wait_pids 600 $PUTS
+		# Until the two members between them have delivered every record.
+		local limit=6000
+		while [ "$(cat "$W/ma" "$W/mb" | cut -d' ' -f3 | sort -u | wc -l)" -lt $total ]; do
+			if [ $limit -eq 0 ]; then
+				echo "run $run: $(cat "$W/ma" "$W/mb" | cut -d' ' -f3 | sort -u | wc -l) of $total delivered"
+				cat "$W/ma.err" "$W/mb.err"
+				return 1
+			fi
+			sleep 0.1
+			limit=$((limit - 1))
+		done
+		kill -TERM $ma $mb
+		wait_pids 120 $ma $mb
+		# What was delivered is what the brick holds, offset for offset.
+		truth >"$W/truth"
+		run -0 sh -c "cat '$W/ma' '$W/mb' | sort -u -k1,1n -k2,2n | cmp - '$W/truth'"
+		d=$(($(cat "$W/ma" "$W/mb" | wc -l) - total))
+		dups=$((dups + d))
+		echo "# run $run: $total records delivered, $d twice" >&3
+		run -0 tmq-dump -d "$BRICK" --verify t
+	done
+	echo "# $RUNS runs: every record delivered at least once; $dups duplicates in all" >&3
+}
+
+@test "a producer killed with SIGKILL mid-run: no merged line, the others' records all there" {
+	local n=2000 killed lines
+	tmq-topic -d "$A" create t -k u32 -p 1
+	records 9 100000 slow | tmq-put -d "$B" -K: t &
+	killed=$!
+	PIDS="$killed"
+	produce "$A" 1 $n slow
+	produce "$B" 2 $n slow
+	produce "$A" 3 $n fast
+	# Kill it once it has written some, while the others write.
+	local limit=3000
+	until [ "$(cat "$BRICK"/t/*.tmf 2>/dev/null | wc -l)" -gt 500 ]; do
+		[ $((limit -= 1)) -gt 0 ] || fail "nothing written"
+		sleep 0.1
+	done
+	kill -KILL $killed
+	wait_pids 600 $PUTS
+	truth >"$W/truth"
+	# Each survivor's records, all of them, once and whole.
+	for w in 1 2 3; do
+		run -0 sh -c "grep -c ' w$w-[0-9]*-x\{30\}\$' '$W/truth'"
+		assert_output "$n"
+	done
+	# A line is a whole record or a corrupt one (the cut tail of the
+	# killed producer's last write): never two records run together.
+	run -0 sh -c "grep -v '^[0-9]* [0-9]* w[1239]-[0-9]*-x\{30\}\$' '$W/truth' | wc -l"
+	assert_output 0
+	# At most the one line the kill cut short is corrupt.
+	run tmq-dump -d "$BRICK" --verify t
+	lines=$(echo "$output" | tail -1)
+	echo "# killed producer: $lines" >&3
+	[[ "$lines" =~ \ ([01])\ corrupt ]] || fail "$output"
+}
+
+@test "throughput on the shared volume next to local disk" {
+	local n=20000 t0 t1 local_rate shared_rate
+	tmq-topic -d "$A" create t -k u32 -p 4
+	tmq-topic -d "$W/local" create t -k u32 -p 4
+	records 1 $n fast >"$W/in"
+	t0=$(date +%s.%N)
+	tmq-put -d "$W/local" -K: t <"$W/in"
+	t1=$(date +%s.%N)
+	local_rate=$(rate $n $t0 $t1)
+	t0=$(date +%s.%N)
+	tmq-put -d "$A" -K: t <"$W/in"
+	t1=$(date +%s.%N)
+	shared_rate=$(rate $n $t0 $t1)
+	run -0 tmq-get -d "$B" -n $n t
+	assert_equal "${#lines[@]}" "$n"
+	t0=$(date +%s.%N)
+	tmq-get -d "$B" t >/dev/null
+	t1=$(date +%s.%N)
+	echo "# tmq-put, one producer, $n records of 40 bytes: local disk $local_rate/s, GlusterFS $shared_rate/s" >&3
+	echo "# tmq-get on the other mount: $(rate $n $t0 $t1)/s" >&3
+}
