@@ -5,12 +5,21 @@
  * and writes under the inode lock, so another producer's lines land before
  * or after ours, never inside them.  Network and FUSE filesystems give no
  * such promise (NFS computes the end on the client), so there we take an
- * exclusive fcntl lock around the write.  TMQ_APPEND=lock or =plain forces
- * one way.
+ * exclusive lock on the file around the write, and flush the write to the
+ * server (fdatasync) before we let go: GlusterFS's write-behind otherwise
+ * acknowledges a write the server has not got, another client's line
+ * overtakes it, and ours lands cut in two around it.  The locks are open
+ * file description locks (F_OFD_SETLKW): they pass between machines like
+ * POSIX fcntl locks (NFS, GlusterFS), and unlike those they are not lost
+ * when we close another descriptor of the same file.  TMQ_APPEND=lock or
+ * =plain forces one way.
  *
  * The day file is chosen at write time.  Starting a new day's file is a
  * read-count-create sequence; tmq processes serialise it with flock on the
- * topic directory, which the library neither takes nor minds. */
+ * topic directory, and, since flock on a directory does not exclude between
+ * GlusterFS clients, with the file lock on the partition's last file, which
+ * also holds off appends to it while we count its lines.  The library
+ * neither takes these locks nor minds them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +30,7 @@
 #include <unistd.h>
 
 #include "appender.h"
+#include "directread.h"
 #include "dirlist.h"
 #include "fdlimit.h"
 #include "modes.h"
@@ -60,7 +70,39 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 		return tmq_fail(e, "out of memory");
 	}
 	for (i = 0; i < t->partitions; i++)
-		a->parts[i].fd = -1;
+		a->parts[i].fd = a->parts[i].tailfd = -1;
+	if (tmq_read_mode_check(e) < 0) {
+		free(a->parts);
+		free(a->toopen);
+		a->parts = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+close_part(struct tmq_app_part *ap)
+{
+	if (ap->fd >= 0)
+		close(ap->fd);
+	if (ap->tailfd >= 0)
+		close(ap->tailfd);
+	ap->fd = ap->tailfd = -1;
+}
+
+/* Wait for (type F_WRLCK) or drop (F_UNLCK) the whole-file lock on fd. */
+static int
+lock_file(int fd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW,
+	    &fl) < 0)
+		if (errno != EINTR)
+			return -1;
 	return 0;
 }
 
@@ -81,8 +123,7 @@ spare_fd(void *arg)
 	for (k = 0; k < n; k++) {
 		q = (a->spare_next + k) % n;
 		if (a->parts[q].fd >= 0 && !a->parts[q].opening) {
-			close(a->parts[q].fd);
-			a->parts[q].fd = -1;
+			close_part(&a->parts[q]);
 			a->spare_next = (q + 1) % n;
 			return 0;
 		}
@@ -104,6 +145,91 @@ open_retry(struct tmq_appender *a, const char *name, int flags, mode_t mode,
 	return fd;
 }
 
+/* Partition p has no file of the day yet: find where its new one starts.
+ * Lock the last file (whole-file, as appenders do) and list again until
+ * what we locked is still the last file; then count its lines, which no
+ * locking appender can add to meanwhile.  *lfd keeps the lock until the
+ * new file exists.  Another writer may have started the day's file first:
+ * then *found and *pf are that file. */
+static int
+start_after(struct tmq_appender *a, unsigned p, unsigned day,
+    struct tmq_pfile *pf, int *found, int *lfd, struct tmq_error *e)
+{
+	const struct tmq_topic *t = a->topic;
+	struct tmq_pfile *files = NULL;
+	char locked[sizeof pf->name] = "";
+	uint64_t lines;
+	size_t n, i;
+	int tries, partial, how, fd, rc = -1;
+
+	for (tries = 0; tries < 100; tries++) {
+		free(files);
+		files = NULL;
+		if (tmq_pfiles_list(t->dirfd, p, &files, &n, e) < 0)
+			goto out;
+		for (i = n; i-- > 0;)
+			if (files[i].day == day) {
+				*pf = files[i];
+				*found = 1;
+				rc = 0;
+				goto out;
+			}
+		memset(pf, 0, sizeof *pf);
+		if (n == 0) {
+			rc = 0;
+			goto out;
+		}
+		if (strcmp(files[n - 1].name, locked) == 0)
+			break;
+		if (*lfd >= 0)
+			close(*lfd);	/* drops its lock */
+		*lfd = open_retry(a, files[n - 1].name, O_RDWR, 0, e);
+		if (*lfd < 0 && errno != EACCES && errno != EROFS &&
+		    errno != EPERM)
+			goto out;
+		/* A last file we may not write to: no appender of ours
+		 * writes there either, and the topic's flock is all. */
+		if (*lfd >= 0 && lock_file(*lfd, F_WRLCK) < 0) {
+			tmq_fail_errno(e, "%s: cannot lock", files[n - 1].name);
+			goto out;
+		}
+		memcpy(locked, files[n - 1].name, sizeof locked);
+	}
+	if (tries == 100) {
+		tmq_fail(e, "its files keep changing");
+		goto out;
+	}
+	fd = tmq_dr_openat(t->dirfd, files[n - 1].name, &how, e);
+	if (fd < 0)
+		goto out;
+	how &= ~TMQ_DR_LOCK;	/* ours is the exclusive lock */
+	if (tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
+		tmq_fail_errno(e, "%s", files[n - 1].name);
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	/* Offsets never wrap: a file that ends past 2^64-1 is corrupt, and
+	 * nothing is appended after it. */
+	if (tmq_pfile_end(&files[n - 1], lines, &pf->first, e) < 0) {
+		free(files);
+		if (*lfd >= 0)
+			close(*lfd);
+		*lfd = -1;
+		return tmq_fail_prefix(e, "%s", t->name);
+	}
+	rc = 0;
+out:
+	free(files);
+	if (rc < 0) {
+		if (*lfd >= 0)
+			close(*lfd);
+		*lfd = -1;
+		tmq_fail_prefix(e, "%s: partition %u", t->name, p);
+	}
+	return rc;
+}
+
 /* Open (or start) partition p's file for day, under the topic's lock,
  * files being p's files in the directory. */
 static int
@@ -114,12 +240,9 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	struct tmq_app_part *ap = &a->parts[p];
 	struct tmq_pfile pf;
 	size_t i;
-	int fd, found = 0;
+	int fd, found = 0, lfd = -1;
 
-	if (ap->fd >= 0) {
-		close(ap->fd);
-		ap->fd = -1;
-	}
+	close_part(ap);
 	/* The newest file of the day, if one was started already. */
 	for (i = n; i-- > 0;)
 		if (files[i].day == day) {
@@ -127,29 +250,14 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 			found = 1;
 			break;
 		}
+	if (!found && n > 0 &&
+	    start_after(a, p, day, &pf, &found, &lfd, e) < 0)
+		return -1;
 	if (!found) {
-		memset(&pf, 0, sizeof pf);
+		if (n == 0)
+			memset(&pf, 0, sizeof pf);
 		pf.partition = p;
 		pf.day = day;
-		if (n > 0) {
-			uint64_t lines;
-			int partial, lfd;
-
-			lfd = open_retry(a, files[n - 1].name, O_RDONLY, 0, e);
-			if (lfd < 0 || tmq_count_lines(lfd, &lines, &partial) < 0) {
-				if (lfd >= 0) {
-					tmq_fail_errno(e, "%s", files[n - 1].name);
-					close(lfd);
-				}
-				return tmq_fail_prefix(e, "%s: partition %u", t->name,
-				    p);
-			}
-			close(lfd);
-			/* Offsets never wrap: a file that ends past 2^64-1 is
-			 * corrupt, and nothing is appended after it. */
-			if (tmq_pfile_end(&files[n - 1], lines, &pf.first, e) < 0)
-				return tmq_fail_prefix(e, "%s", t->name);
-		}
 		tmq_pfile_name(&pf);
 	}
 	/* Read access too, to look at the file's last byte (end_cut_line).
@@ -161,12 +269,19 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 		fd = open_retry(a, pf.name, O_WRONLY | O_APPEND | O_CREAT, 0666,
 		    e);
 	ap->opening = 0;
+	if (lfd >= 0)
+		close(lfd);	/* drops its lock: the new file is there */
 	if (fd < 0)
 		return tmq_fail_prefix(e, "%s: partition %u", t->name, p);
 	tmq_mode_follow(t->dirfd, fd);
 	ap->fd = fd;
 	ap->day = day;
 	ap->locked = needs_lock(a->lockmode, fd);
+	if (ap->locked) {
+		ap->tailfd = tmq_dr_openat(t->dirfd, pf.name, &ap->tailhow,
+		    NULL);
+		ap->tailhow &= ~TMQ_DR_LOCK;	/* read under our own lock */
+	}
 	return 0;
 }
 
@@ -211,28 +326,26 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
  * writer mid-write for up to 200 ms to throttle dirty pages; were we to end
  * its line early, the cost would be one empty, corrupt line after it.) */
 static int
-end_cut_line(int fd)
+end_cut_line(struct tmq_app_part *ap)
 {
-	struct stat st;
-	off_t last = -1;
-	int still = 0;
-	char c;
+	off_t size, last = -1;
+	int still = 0, c;
+	int fd = ap->tailfd >= 0 ? ap->tailfd : ap->fd;
+	int how = ap->tailfd >= 0 ? ap->tailhow : 0;
 
 	for (;;) {
-		if (fstat(fd, &st) < 0)
+		if (tmq_dr_tail(fd, how, &size, &c) < 0)
 			return -1;
-		if (st.st_size == 0 || pread(fd, &c, 1, st.st_size - 1) != 1)
-			return 0;	/* empty, or not readable: nothing to do */
-		if (c == '\n')
-			return 0;
-		if (st.st_size != last) {
-			last = st.st_size;
+		if (size == 0 || c < 0 || c == '\n')
+			return 0;	/* empty, not readable, or whole */
+		if (size != last) {
+			last = size;
 			still = 0;
 		} else if (++still >= TMQ_CUT_WAIT_MS)
 			break;
 		poll(NULL, 0, 1);
 	}
-	while (write(fd, "\n", 1) < 0)
+	while (write(ap->fd, "\n", 1) < 0)
 		if (errno != EINTR)
 			return -1;
 	return 0;
@@ -241,21 +354,14 @@ end_cut_line(int fd)
 static int
 write_all_locked(struct tmq_app_part *ap, int *partial_out)
 {
-	struct flock fl;
 	size_t done = 0;
 	ssize_t w;
 	int rc = 0, saved;
 
 	*partial_out = 0;
-	if (ap->locked) {
-		memset(&fl, 0, sizeof fl);
-		fl.l_type = F_WRLCK;
-		fl.l_whence = SEEK_SET;
-		while (fcntl(ap->fd, F_SETLKW, &fl) < 0)
-			if (errno != EINTR)
-				return -1;
-	}
-	if (end_cut_line(ap->fd) < 0)
+	if (ap->locked && lock_file(ap->fd, F_WRLCK) < 0)
+		return -1;
+	if (end_cut_line(ap) < 0)
 		rc = -1;
 	while (rc == 0 && done < ap->len) {
 		w = write(ap->fd, ap->buf + done, ap->len - done);
@@ -277,8 +383,13 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 		*partial_out = w == 1;	/* else the next writer ends it */
 	}
 	if (ap->locked) {
-		fl.l_type = F_UNLCK;
-		fcntl(ap->fd, F_SETLK, &fl);
+		/* The server must have our lines before the next writer may
+		 * append (see the top of this file). */
+		if (fdatasync(ap->fd) < 0 && rc == 0) {
+			rc = -1;
+			saved = errno;
+		}
+		lock_file(ap->fd, F_UNLCK);
 	}
 	errno = saved;
 	return rc;
@@ -364,8 +475,7 @@ tmq_appender_close(struct tmq_appender *a)
 	if (a->parts == NULL)
 		return;
 	for (p = 0; p < a->topic->partitions; p++) {
-		if (a->parts[p].fd >= 0)
-			close(a->parts[p].fd);
+		close_part(&a->parts[p]);
 		free(a->parts[p].buf);
 	}
 	free(a->parts);

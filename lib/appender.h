@@ -9,8 +9,10 @@
 
 struct tmq_app_part {
 	int fd;
+	int tailfd;		/* where locked: reads the file's true end */
+	int tailhow;		/* (how: directread.h) */
 	unsigned day;		/* the UTC day the open file belongs to */
-	int locked;		/* this file's filesystem needs fcntl locks */
+	int locked;		/* this file's filesystem needs file locks */
 	int opening;		/* being opened: not to be closed to spare */
 	char *buf;
 	size_t len, cap;

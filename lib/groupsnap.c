@@ -51,6 +51,7 @@
 
 #include "beneath.h"
 #include "group.h"
+#include "directread.h"
 #include "groupsnap.h"
 #include "modes.h"
 
@@ -559,7 +560,7 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 /* XXH3 of the first (or last) TMQ_GSNAP_BLOCK bytes of the first len bytes
  * of fd, seeded with len. */
 static int
-hash_block(int fd, uint64_t len, int last, uint64_t *h)
+hash_block(int fd, int how, uint64_t len, int last, uint64_t *h)
 {
 	unsigned char buf[TMQ_GSNAP_BLOCK];
 	size_t n = len < sizeof buf ? (size_t)len : sizeof buf;
@@ -567,10 +568,9 @@ hash_block(int fd, uint64_t len, int last, uint64_t *h)
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, at + (off_t)got);
+		ssize_t r = tmq_dr_pread(fd, how, buf + got, n - got,
+		    at + (off_t)got);
 
-		if (r < 0 && errno == EINTR)
-			continue;
 		if (r <= 0)
 			return -1;
 		got += (size_t)r;
@@ -593,10 +593,9 @@ ino_size(int fd, uint64_t *ino, uint64_t *size)
 }
 
 static int
-open_log_file(const struct tmq_group *g, size_t i)
+open_log_file(const struct tmq_group *g, size_t i, int *how)
 {
-	return openat(g->log.dirfd, g->lr.files[i].name, O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW | O_NONBLOCK);
+	return tmq_dr_openat(g->log.dirfd, g->lr.files[i].name, how, NULL);
 }
 
 /* Check the covered part of the log against pos. */
@@ -606,7 +605,7 @@ verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 {
 	uint64_t ino, size, h;
 	size_t i, last = pos->nfiles - 1;
-	int fd, rc;
+	int fd, rc, how;
 
 	if (g->lr.nfiles < pos->nfiles)
 		return tmq_fail(e, "log files gone");
@@ -615,11 +614,12 @@ verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 		    g->lr.files[i].day != pos->days[i])
 			return tmq_fail(e, "log files differ");
 	if (last > 0) {
-		fd = open_log_file(g, 0);
+		fd = open_log_file(g, 0, &how);
 		if (fd < 0)
 			return tmq_fail_errno(e, "%s", g->lr.files[0].name);
 		rc = ino_size(fd, &ino, &size) < 0 || ino != pos->first_ino ||
-		    size != pos->first_len || hash_block(fd, size, 0, &h) < 0 ||
+		    size != pos->first_len ||
+		    hash_block(fd, how, size, 0, &h) < 0 ||
 		    h != pos->first_hash;
 		close(fd);
 		if (rc)
@@ -633,10 +633,11 @@ verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 	if (ino_size(fd, &ino, &size) < 0 || ino != pos->last_ino ||
 	    size < pos->last_len)
 		return tmq_fail(e, "last log file changed");
-	if (last == 0 && (hash_block(fd, pos->first_len, 0, &h) < 0 ||
+	if (last == 0 && (hash_block(fd, g->lr.how, pos->first_len, 0, &h) < 0 ||
 	    h != pos->first_hash))
 		return tmq_fail(e, "log file changed");
-	if (hash_block(fd, pos->last_len, 1, &h) < 0 || h != pos->last_hash)
+	if (hash_block(fd, g->lr.how, pos->last_len, 1, &h) < 0 ||
+	    h != pos->last_hash)
 		return tmq_fail(e, "log changed");
 	return 0;
 }
@@ -778,7 +779,7 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 	char tmp[64];
 	uint64_t rnd, size;
 	size_t file, n, i, off;
-	int dfd = -1, fd = -1, rc = -1;
+	int dfd = -1, fd = -1, rc = -1, how = 0;
 
 	memset(&pos, 0, sizeof pos);
 	g->snap_at = g->read_to;	/* whatever happens, not again at once */
@@ -797,7 +798,8 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 		pos.days[i] = g->lr.files[i].day;
 	}
 	if (ino_size(g->lr.fd, &pos.last_ino, &size) < 0 ||
-	    hash_block(g->lr.fd, pos.last_len, 1, &pos.last_hash) < 0) {
+	    hash_block(g->lr.fd, g->lr.how, pos.last_len, 1,
+	    &pos.last_hash) < 0) {
 		tmq_fail(e, "cannot read the log");
 		goto out;
 	}
@@ -805,14 +807,15 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 		pos.first_ino = pos.last_ino;
 		pos.first_len = pos.last_len;
 		fd = g->lr.fd;
+		how = g->lr.how;
 	} else {
-		fd = open_log_file(g, 0);
+		fd = open_log_file(g, 0, &how);
 		if (fd < 0 || ino_size(fd, &pos.first_ino, &pos.first_len) < 0) {
 			tmq_fail(e, "cannot read the log");
 			goto out;
 		}
 	}
-	if (hash_block(fd, pos.first_len, 0, &pos.first_hash) < 0) {
+	if (hash_block(fd, how, pos.first_len, 0, &pos.first_hash) < 0) {
 		tmq_fail(e, "cannot read the log");
 		goto out;
 	}

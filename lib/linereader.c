@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "directread.h"
 #include "fdlimit.h"
 #include "linereader.h"
 #include "message.h"
@@ -110,6 +111,8 @@ open_name(struct tmq_linereader *r, const char *name, struct tmq_error *e)
 		;
 	if (fd < 0)
 		tmq_fd_hint_append(e, errno);
+	else if (tmq_dr_reopen(r->dirfd, name, &fd, &r->how, e) < 0)
+		return -1;
 	return fd;
 }
 
@@ -283,7 +286,7 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 		return -1;
 	/* Count the complete lines and stop after the last newline: a
 	 * partial line there is still being written and is not skipped. */
-	while ((n = read(r->fd, r->buf, r->cap)) > 0) {
+	while ((n = tmq_dr_read(r->fd, r->how, r->buf, r->cap)) > 0) {
 		const char *p = r->buf, *end = r->buf + n, *nl;
 
 		if (tmq_stop)
@@ -440,7 +443,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			r->end -= r->start;
 			r->start = 0;
 		}
-		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+		n = tmq_dr_read(r->fd, r->how, r->buf + r->end, r->cap - r->end);
 		if (n > 0) {
 			/* A read that fills the buffer: more is waiting, take
 			 * it in larger reads. */
@@ -490,20 +493,20 @@ int
 tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
     struct tmq_error *e)
 {
-	struct stat st;
-	off_t size;
-	int still = 0;
+	off_t size, now;
+	int still = 0, last;
 	size_t len = r->end - r->start;
 
 	if (r->fd < 0 || (len == 0 && !r->overlong))
 		return 0;
-	/* Where our reading stopped: the file's end when we saw it. */
+	/* Where our reading stopped: the file's end when we saw it.  (On a
+	 * shared filesystem fstat's size can be stale: ask the server.) */
 	size = lseek(r->fd, 0, SEEK_CUR);
 	for (;;) {
-		if (size < 0 || fstat(r->fd, &st) < 0)
+		if (size < 0 || tmq_dr_tail(r->fd, r->how, &now, &last) < 0)
 			return tmq_fail_errno(e, "partition %u: %s", r->partition,
 			    r->files[r->cur].name);
-		if (st.st_size != size)
+		if (now != size)
 			return 2;	/* being written: read on */
 		if (++still >= TMQ_CUT_WAIT_MS)
 			break;

@@ -29,6 +29,7 @@ struct tmq_linereader {
 	struct tmq_pfile *files;
 	size_t nfiles, cur;
 	int fd;
+	int how;		/* how fd is read (directread.h) */
 	char *buf;
 	size_t cap, start, end;
 	uint64_t offset;	/* offset of the next line */

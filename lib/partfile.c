@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "directread.h"
 #include "fdlimit.h"
 #include "partfile.h"
 #include "grow.h"
@@ -129,36 +130,6 @@ tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
 }
 
 int
-tmq_count_lines(int fd, uint64_t *lines, int *partial)
-{
-	char buf[65536];
-	uint64_t cnt = 0;
-	ssize_t r;
-	char last = '\n';
-	off_t pos = 0;
-
-	while ((r = pread(fd, buf, sizeof buf, pos)) > 0) {
-		const char *p = buf, *end = buf + r;
-
-		if (tmq_stop) {
-			errno = EINTR;
-			return -1;
-		}
-		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			cnt++;
-			p++;
-		}
-		last = buf[r - 1];
-		pos += r;
-	}
-	if (r < 0)
-		return -1;
-	*partial = last != '\n';
-	*lines = cnt + (uint64_t)*partial;
-	return 0;
-}
-
-int
 tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
     struct tmq_error *e)
 {
@@ -185,7 +156,7 @@ tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
 	struct tmq_pfile *files;
 	uint64_t lines;
 	size_t n;
-	int fd, partial;
+	int fd, partial, how;
 
 	if (tmq_pfiles_list(dirfd, partition, &files, &n, e) < 0)
 		return -1;
@@ -194,8 +165,8 @@ tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
 		return 0;
 	}
 	*first = files[0].first;
-	fd = tmq_open_regular(dirfd, files[n - 1].name, O_RDONLY, 0, e);
-	if (fd < 0 || tmq_count_lines(fd, &lines, &partial) < 0) {
+	fd = tmq_dr_openat(dirfd, files[n - 1].name, &how, e);
+	if (fd < 0 || tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
 		if (fd >= 0) {
 			tmq_fail_errno(e, "%s", files[n - 1].name);
 			close(fd);

@@ -28,9 +28,6 @@ void tmq_pfile_name(struct tmq_pfile *pf);
  * malloc'd (NULL when there are none). */
 int tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out,
     size_t *n, struct tmq_error *e);
-/* Count the lines of an open file as the library does (a last line with no
- * newline counts too); *partial tells whether there was one. */
-int tmq_count_lines(int fd, uint64_t *lines, int *partial);
 /* pf's end offset (the offset after its last line) for a file of lines
  * lines: -1 (e set) when that runs past 2^64-1: the file is corrupt, for
  * offsets never wrap. */

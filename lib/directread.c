@@ -1,0 +1,257 @@
+/* directread.c: reads that bypass a shared filesystem's client cache (see
+ * directread.h).  O_DIRECT wants the file offset, the length and the
+ * buffer aligned to the logical block size; we read whole aligned blocks
+ * into a bounce buffer and copy out the part asked for.  The copy costs
+ * little next to the round trip to the server that each read now is.  The
+ * bounce buffer is one per thread, made on first use: a follower of
+ * thousands of partitions must not hold a megabyte for each. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "directread.h"
+#include "escape.h"
+#include "fstype.h"
+#include "regfile.h"
+#include "stop.h"
+
+/* 4096 covers the logical block size of every filesystem we meet; reads
+ * of 1 MiB keep the round trips few when a follower catches up. */
+#define DR_ALIGN 4096
+#define DR_BOUNCE (1024 * 1024)
+
+enum { MODE_AUTO, MODE_DIRECT, MODE_CACHED, MODE_BAD };
+
+static _Thread_local char *bounce;
+
+static int
+read_mode(void)
+{
+	const char *env = getenv("TMQ_READ");
+
+	if (env == NULL || *env == '\0' || strcmp(env, "auto") == 0)
+		return MODE_AUTO;
+	if (strcmp(env, "direct") == 0)
+		return MODE_DIRECT;
+	if (strcmp(env, "cached") == 0)
+		return MODE_CACHED;
+	return MODE_BAD;
+}
+
+int
+tmq_read_mode_check(struct tmq_error *e)
+{
+	if (read_mode() == MODE_BAD)
+		return tmq_fail(e, "TMQ_READ='%s': want auto, direct or cached",
+		    getenv("TMQ_READ"));
+	return 0;
+}
+
+int
+tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
+    struct tmq_error *e)
+{
+	int mode = read_mode(), dfd;
+	off_t pos;
+
+	*how = 0;
+	if (mode == MODE_CACHED || (mode != MODE_DIRECT &&
+	    !tmq_fs_is_remote(*fd)))
+		return 0;
+	if (bounce == NULL && posix_memalign((void **)&bounce, DR_ALIGN,
+	    DR_BOUNCE) != 0) {
+		bounce = NULL;
+		close(*fd);
+		*fd = -1;
+		errno = ENOMEM;
+		return tmq_fail(e, "out of memory");
+	}
+	dfd = tmq_open_regular(dirfd, name, O_RDONLY | O_DIRECT, 0, e);
+	if (dfd < 0 && errno == EINVAL && mode == MODE_DIRECT)
+		return 0;	/* asked for, where there is none (tmpfs) */
+	if (dfd < 0) {
+		if (errno == EINVAL) {
+			char shown[128];
+
+			tmq_escape_name(name, shown, sizeof shown);
+			tmq_fail(e, "%s: this filesystem cannot read past its "
+			    "client's cache (no O_DIRECT); TMQ_READ=cached reads "
+			    "anyway", shown);
+		}
+		close(*fd);
+		*fd = -1;
+		errno = EINVAL;
+		return -1;
+	}
+	pos = lseek(*fd, 0, SEEK_CUR);
+	if (pos > 0)
+		lseek(dfd, pos, SEEK_SET);
+	close(*fd);
+	*fd = dfd;
+	*how = TMQ_DR_DIRECT | TMQ_DR_LOCK;
+	return 0;
+}
+
+int
+tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e)
+{
+	int fd = tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
+
+	*how = 0;
+	if (fd >= 0 && tmq_dr_reopen(dirfd, name, &fd, how, e) < 0)
+		return -1;
+	return fd;
+}
+
+/* Take (F_RDLCK) or drop (F_UNLCK) the shared lock on the whole file. */
+static int
+share(int fd, int how, short type)
+{
+	struct flock fl;
+
+	if (!(how & TMQ_DR_LOCK))
+		return 0;
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW,
+	    &fl) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+/* One direct pread of whole blocks into the bounce buffer. */
+static ssize_t
+bounce_read(int fd, int how, size_t want, off_t base)
+{
+	ssize_t got;
+	int saved;
+
+	if (share(fd, how, F_RDLCK) < 0)
+		return -1;
+	while ((got = pread(fd, bounce, want, base)) < 0 && errno == EINTR)
+		;
+	saved = errno;
+	share(fd, how, F_UNLCK);
+	errno = saved;
+	return got;
+}
+
+ssize_t
+tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos)
+{
+	off_t base;
+	size_t skip, want;
+	ssize_t got;
+
+	if (!(how & TMQ_DR_DIRECT)) {
+		while ((got = pread(fd, dst, n, pos)) < 0 && errno == EINTR)
+			;
+		return got;
+	}
+	base = pos & ~(off_t)(DR_ALIGN - 1);
+	skip = (size_t)(pos - base);
+	if (n > DR_BOUNCE - skip)
+		n = DR_BOUNCE - skip;
+	want = (skip + n + DR_ALIGN - 1) & ~(size_t)(DR_ALIGN - 1);
+	if ((got = bounce_read(fd, how, want, base)) < 0)
+		return -1;
+	if ((size_t)got <= skip)
+		return 0;
+	got -= (ssize_t)skip;
+	if ((size_t)got > n)
+		got = (ssize_t)n;
+	memcpy(dst, bounce + skip, (size_t)got);
+	return got;
+}
+
+ssize_t
+tmq_dr_read(int fd, int how, void *dst, size_t n)
+{
+	off_t pos;
+	ssize_t got;
+
+	if (!(how & TMQ_DR_DIRECT))
+		return read(fd, dst, n);
+	if ((pos = lseek(fd, 0, SEEK_CUR)) < 0)
+		return -1;
+	got = tmq_dr_pread(fd, how, dst, n, pos);
+	if (got > 0 && lseek(fd, pos + got, SEEK_SET) < 0)
+		return -1;
+	return got;
+}
+
+int
+tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial)
+{
+	char buf[65536];
+	uint64_t cnt = 0;
+	ssize_t r;
+	char last = '\n';
+	off_t pos = 0;
+
+	while ((r = tmq_dr_pread(fd, how, buf, sizeof buf, pos)) > 0) {
+		const char *p = buf, *end = buf + r;
+
+		if (tmq_stop) {
+			errno = EINTR;
+			return -1;
+		}
+		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			cnt++;
+			p++;
+		}
+		last = buf[r - 1];
+		pos += r;
+	}
+	if (r < 0)
+		return -1;
+	*partial = last != '\n';
+	*lines = cnt + (uint64_t)*partial;
+	return 0;
+}
+
+int
+tmq_dr_tail(int fd, int how, off_t *size, int *last)
+{
+	struct stat st;
+	char c;
+	off_t pos;
+	ssize_t r;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	*size = st.st_size;
+	*last = -1;
+	if (!(how & TMQ_DR_DIRECT)) {
+		if (st.st_size > 0 && pread(fd, &c, 1, st.st_size - 1) == 1)
+			*last = (unsigned char)c;
+		return 0;
+	}
+	/* The cached size is a hint: start at the block before it and read
+	 * on to the server's end of file.  (A file never shrinks under
+	 * appenders; were it shorter than the hint, start over from 0.) */
+	pos = st.st_size > 0 ? (st.st_size - 1) & ~(off_t)(DR_ALIGN - 1) : 0;
+	*size = 0;
+	for (;;) {
+		if ((r = bounce_read(fd, how, DR_BOUNCE, pos)) < 0)
+			return -1;
+		if (r == 0 && *last < 0 && pos > 0) {
+			pos = 0;
+			continue;
+		}
+		if (r > 0) {
+			*size = pos + r;
+			*last = (unsigned char)bounce[r - 1];
+		}
+		/* A short direct read is the end of the file (and the next
+		 * offset would not be aligned). */
+		if (r < DR_BOUNCE)
+			return 0;
+		pos += r;
+	}
+}

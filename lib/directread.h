@@ -1,0 +1,52 @@
+/* directread.h: reading files that other machines append to.
+ *
+ * A shared filesystem's client caches pages and file sizes.  On GlusterFS
+ * (FUSE) a client even puts its own O_APPEND writes into its page cache at
+ * its own, stale, end of file while the server appends them at the real
+ * end, so a plain read() on that client returns lines in the wrong places
+ * (see tmq(7), Shared file systems).  Where the file lives on a network or
+ * FUSE filesystem we therefore open it O_DIRECT and read aligned blocks
+ * with pread(), keeping the position in the descriptor's file offset as a
+ * plain read() would.  Each such read holds a shared lock on the whole
+ * file, which writers there hold exclusively from their write until the
+ * server has it (appender.c): a read never meets a write in flight, which
+ * GlusterFS's write-behind would serve from the writing client at that
+ * client's stale end of file.  Elsewhere all this is a plain read().
+ * TMQ_READ=direct or =cached forces one way. */
+#ifndef TMQ_DIRECTREAD_H
+#define TMQ_DIRECTREAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* How a descriptor is read: bits of */
+#define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */
+#define TMQ_DR_LOCK 2	/* a shared lock around each read (a writer that
+			 * holds the exclusive lock leaves this out) */
+
+/* Check TMQ_READ; the other calls treat a bad value as auto. */
+int tmq_read_mode_check(struct tmq_error *e);
+/* *fd was opened read-only as name under dirfd (a regular file): on a
+ * shared filesystem (or with TMQ_READ=direct) swap it for an O_DIRECT
+ * descriptor at the same file offset.  *how gets TMQ_DR_* bits.  -1 with
+ * e set when the filesystem refuses O_DIRECT: its client cache cannot be
+ * bypassed, so what we would read there could be wrong (TMQ_READ=cached
+ * reads anyway); *fd is then closed. */
+int tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
+    struct tmq_error *e);
+/* Open name under dirfd for reading (regfile.h), then as tmq_dr_reopen. */
+int tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e);
+/* pread, and read() from the descriptor's offset (which it advances). */
+ssize_t tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos);
+ssize_t tmq_dr_read(int fd, int how, void *dst, size_t n);
+/* Count the lines of the file as the library does (a last line with no
+ * newline counts too); *partial tells whether there was one. */
+int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial);
+/* The true size of the file and its last byte (-1 when empty or not
+ * readable): on a shared filesystem fstat's size can be stale, so a direct
+ * descriptor is read forward to the server's end of file. */
+int tmq_dr_tail(int fd, int how, off_t *size, int *last);
+
+#endif
