@@ -132,9 +132,9 @@ truth() {
 		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
 		BRICK=$TMQ_GL/brick/v/$R PUTS=
 		tmq-topic -d "$A" create t -k u32 -p 4
-		tmq-get -d "$A" -g G -o start -f -F '%p %o %s\n' t >"$W/ma" 2>"$W/ma.err" &
+		tmq-get -d "$A" -g G -o start -f --commit -F '%p %o %s\n' t >"$W/ma" 2>"$W/ma.err" &
 		local ma=$!
-		tmq-get -d "$B" -g G -o start -f -F '%p %o %s\n' t >"$W/mb" 2>"$W/mb.err" &
+		tmq-get -d "$B" -g G -o start -f --commit -F '%p %o %s\n' t >"$W/mb" 2>"$W/mb.err" &
 		local mb=$!
 		PIDS="$PIDS $ma $mb"
 		produce "$A" 1 $n slow
