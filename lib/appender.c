@@ -33,6 +33,7 @@
 #include "directread.h"
 #include "dirlist.h"
 #include "fdlimit.h"
+#include "filelock.h"
 #include "modes.h"
 #include "fstype.h"
 #include "grow.h"
@@ -88,22 +89,6 @@ close_part(struct tmq_app_part *ap)
 	if (ap->tailfd >= 0)
 		close(ap->tailfd);
 	ap->fd = ap->tailfd = -1;
-}
-
-/* Wait for (type F_WRLCK) or drop (F_UNLCK) the whole-file lock on fd. */
-static int
-lock_file(int fd, short type)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW,
-	    &fl) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
 }
 
 static int
@@ -189,7 +174,7 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 			goto out;
 		/* A last file we may not write to: no appender of ours
 		 * writes there either, and the topic's flock is all. */
-		if (*lfd >= 0 && lock_file(*lfd, F_WRLCK) < 0) {
+		if (*lfd >= 0 && tmq_file_lock(*lfd, F_WRLCK) < 0) {
 			tmq_fail_errno(e, "%s: cannot lock", files[n - 1].name);
 			goto out;
 		}
@@ -359,7 +344,7 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 	int rc = 0, saved;
 
 	*partial_out = 0;
-	if (ap->locked && lock_file(ap->fd, F_WRLCK) < 0)
+	if (ap->locked && tmq_file_lock(ap->fd, F_WRLCK) < 0)
 		return -1;
 	if (end_cut_line(ap) < 0)
 		rc = -1;
@@ -389,7 +374,7 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 			rc = -1;
 			saved = errno;
 		}
-		lock_file(ap->fd, F_UNLCK);
+		tmq_file_lock(ap->fd, F_UNLCK);
 	}
 	errno = saved;
 	return rc;

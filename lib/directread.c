@@ -14,6 +14,7 @@
 
 #include "directread.h"
 #include "escape.h"
+#include "filelock.h"
 #include "fstype.h"
 #include "regfile.h"
 #include "stop.h"
@@ -110,18 +111,7 @@ tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e)
 static int
 share(int fd, int how, short type)
 {
-	struct flock fl;
-
-	if (!(how & TMQ_DR_LOCK))
-		return 0;
-	memset(&fl, 0, sizeof fl);
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW,
-	    &fl) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
+	return how & TMQ_DR_LOCK ? tmq_file_lock(fd, type) : 0;
 }
 
 /* One direct pread of whole blocks into the bounce buffer. */
