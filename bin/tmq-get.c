@@ -144,6 +144,7 @@ struct opts {
 	struct tmq_position pos;
 	const char *root, *group;
 	unsigned *parts, nparts;	/* -P, when given */
+	char *keysep;			/* -K, escapes resolved */
 	char modes[4];			/* of -K, -F and -J, those given */
 	uint64_t count;
 	double until, window;
@@ -174,10 +175,12 @@ parse(int argc, char **argv, struct opts *o)
 		case 'g': o->group = optarg; break;
 		case 'J': o->pr.mode = TMQ_PRINT_JSON; break;
 		case 'K':
-			if (tmq_key_delimiter_check(optarg, &e) < 0)
+			free(o->keysep);
+			if (tmq_key_delimiter_parse(optarg, &o->keysep,
+			    &o->pr.keyseplen, &e) < 0)
 				return tmq_usage_error(&cmd, "-K: %s", e.msg);
 			o->pr.mode = TMQ_PRINT_KEYED;
-			o->pr.keysep = optarg;
+			o->pr.keysep = o->keysep;
 			break;
 		case 'n':
 			if (tmq_parse_u64(optarg, 1, UINT64_MAX, &o->count, &e) < 0)
@@ -321,12 +324,14 @@ main(int argc, char **argv)
 	if ((rc = parse(argc, argv, &o)) != 0) {
 		tmq_format_free(&o.pr.fmt);
 		free(o.parts);
+		free(o.keysep);
 		return rc < 0 ? TMQ_EXIT_OK : rc;
 	}
 	grouped = o.group != NULL;
 	if (tmq_consumer_init(&c, &e) < 0) {
 		tmq_format_free(&o.pr.fmt);
 		free(o.parts);
+		free(o.keysep);
 		return tmq_report(&cmd, &e);
 	}
 	c.have_until = o.have_until;
@@ -472,6 +477,7 @@ out:
 	free(m);
 	tmq_format_free(&o.pr.fmt);
 	free(o.parts);
+	free(o.keysep);
 	tmq_consumer_free(&c);
 	if (tmq_output_close(&out) < 0) {
 		tmq_warn(&cmd, "write error on standard output");

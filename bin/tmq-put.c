@@ -145,7 +145,7 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 
 /* The checks on the options that need them all. */
 static int
-check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
+check_usage(struct tmq_producer_opts *o, const char **files, int nfiles,
     int whole, int null, int nops)
 {
 	struct tmq_error e;
@@ -162,14 +162,28 @@ check_usage(const struct tmq_producer_opts *o, const char **files, int nfiles,
 	if (o->keep_time && !o->json)
 		return tmq_usage_error(&cmd, "--keep-time needs -J");
 	/* A JSON record carries its own key and type. */
-	if (o->json && (o->key != NULL || o->keydelim != NULL ||
+	if (o->json && (o->key != NULL || o->keydelim_arg != NULL ||
 	    o->ptype != TMQ_TEXT || whole))
 		return tmq_usage_error(&cmd, "-J does not go with -k, -K, -b, "
 		    "-T or -l");
-	if (o->key != NULL && o->keydelim != NULL)
+	if (o->key != NULL && o->keydelim_arg != NULL)
 		return tmq_usage_error(&cmd, "-k and -K do not go together");
-	if (o->keydelim != NULL && tmq_key_delimiter_check(o->keydelim, &e) < 0)
-		return tmq_usage_error(&cmd, "-K: %s", e.msg);
+	if (o->keydelim_arg != NULL) {
+		char *sep;
+
+		if (tmq_key_delimiter_parse(o->keydelim_arg, &sep,
+		    &o->keydelimlen, &e) < 0)
+			return tmq_usage_error(&cmd, "-K: %s", e.msg);
+		o->keydelim = sep;
+		/* Lines never hold a newline, nor -0 records a NUL: such a
+		 * key would never be found in what standard input gives. */
+		if (nops == 1 && memchr(sep, null ? '\0' : '\n',
+		    o->keydelimlen) != NULL)
+			return tmq_usage_error(&cmd, "-K: '%s' holds the record "
+			    "separator (%s)", o->keydelim_arg, null ?
+			    "NUL, with -0" : "newline; -0 reads NUL-separated "
+			    "records");
+	}
 	if (nfiles > 0 && !whole)
 		return tmq_usage_error(&cmd, "--file needs -l");
 	if (whole && nops > 1)
@@ -202,7 +216,7 @@ main(int argc, char **argv)
 		case 'J': o.json = 1; break;
 		case OPT_KEEP_TIME: o.keep_time = 1; break;
 		case 'k': o.key = optarg; break;
-		case 'K': o.keydelim = optarg; break;
+		case 'K': o.keydelim_arg = optarg; break;
 		case 'l': whole = 1; break;
 		case 'T': o.ptype = TMQ_TYPED; o.type_name = optarg; break;
 		case OPT_SYNC: o.sync = 1; break;
@@ -272,5 +286,6 @@ main(int argc, char **argv)
 	rc = fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 out:
 	free(files);
+	free((char *)o.keydelim);
 	return rc;
 }

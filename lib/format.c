@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "unescape.h"
 #include "grow.h"
 
 static int
@@ -62,22 +63,13 @@ tmq_format_compile(const char *spec, struct tmq_format *f, struct tmq_error *e)
 			continue;
 		}
 		if (c == '\\') {
-			char d = spec[++i];
+			const char *q = spec + i + 1;
 
-			switch (d) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case '0': c = '\0'; break;
-			case '\\': c = '\\'; break;
-			default:
-				if (d == '\0')
-					tmq_fail(e, "bad format: '\\' at the end");
-				else
-					tmq_fail(e, "bad format: unknown "
-					    "escape '\\%c'", d);
+			if (tmq_unescape_one(&q, &c, e) < 0) {
+				tmq_fail_prefix(e, "bad format");
 				goto bad;
 			}
+			i = (size_t)(q - spec) - 1;
 		}
 		lit[o] = c;
 		if (push(f, &cap, 0, lit + o, 1, e) < 0)

@@ -6,6 +6,7 @@
 
 #include "base85.h"
 #include "keys.h"
+#include "unescape.h"
 #include "utf8.h"
 
 int
@@ -156,11 +157,12 @@ tmq_key_format(int width, const unsigned char *key, char *buf)
 }
 
 int
-tmq_key_delimiter_check(const char *sep, struct tmq_error *e)
+tmq_key_delimiter_parse(const char *arg, char **sep, size_t *len,
+    struct tmq_error *e)
 {
 	/* An empty one would make KEY and PAYLOAD one word, which no reader
 	 * could split again. */
-	if (*sep == '\0')
+	if (*arg == '\0')
 		return tmq_fail(e, "empty key delimiter");
-	return 0;
+	return tmq_unescape(arg, sep, len, e);
 }

@@ -39,7 +39,9 @@ size_t tmq_key_strlen(int width, const unsigned char *key);
 size_t tmq_key_format(int width, const unsigned char *key, char *buf);
 
 /* The separator of KEY SEP PAYLOAD (tmq-put -K reads it, tmq-get -K
- * prints it): one rule for both, not empty. */
-int tmq_key_delimiter_check(const char *sep, struct tmq_error *e);
+ * prints it): one rule for both, kcat's escapes (\t \n \r \0 \\)
+ * resolved, not empty.  *sep is malloc'd; *len counts a \0 in it. */
+int tmq_key_delimiter_parse(const char *arg, char **sep, size_t *len,
+    struct tmq_error *e);
 
 #endif

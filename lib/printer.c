@@ -179,7 +179,7 @@ tmq_print(const struct tmq_printer *p, const struct tmq_topic *t,
 		break;
 	case TMQ_PRINT_KEYED:
 		put_key(p->out, t, m);
-		fputs_unlocked(p->keysep, p->out);
+		fwrite_unlocked(p->keysep, 1, p->keyseplen, p->out);
 		fwrite_unlocked(m->payload.data, 1, m->payload.len, p->out);
 		break;
 	case TMQ_PRINT_FORMAT:

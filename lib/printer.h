@@ -15,6 +15,7 @@ enum tmq_print_mode { TMQ_PRINT_PAYLOAD, TMQ_PRINT_KEYED, TMQ_PRINT_FORMAT,
 struct tmq_printer {
 	enum tmq_print_mode mode;
 	const char *keysep;		/* TMQ_PRINT_KEYED */
+	size_t keyseplen;		/* (it may hold a NUL) */
 	struct tmq_format fmt;		/* TMQ_PRINT_FORMAT */
 	char term;			/* '\n', or '\0' with -0 */
 	FILE *out;

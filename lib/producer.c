@@ -35,7 +35,7 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 	p->topic = t;
 	p->o = *o;
 	if (o->keydelim != NULL) {
-		p->delimlen = strlen(o->keydelim);
+		p->delimlen = o->keydelimlen;
 		if (p->delimlen == 0)
 			return tmq_fail(e, "empty key delimiter");
 	}
@@ -163,6 +163,7 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 
 		if (d == NULL)
 			return tmq_fail(e, "no key (no '%s' in the record)",
+			    p->o.keydelim_arg != NULL ? p->o.keydelim_arg :
 			    p->o.keydelim);
 		if (tmq_key_parse(t->key_width, rec, (size_t)(d - rec), keybuf,
 		    e) < 0)

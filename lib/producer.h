@@ -16,6 +16,8 @@
 struct tmq_producer_opts {
 	const char *key;	/* -k: one key for every record */
 	const char *keydelim;	/* -K: key before the first delimiter */
+	size_t keydelimlen;	/* its length (it may hold a NUL) */
+	const char *keydelim_arg;	/* as the user wrote it (messages) */
 	enum tmq_ptype ptype;	/* -b, -T */
 	const char *type_name;	/* -T */
 	int sync;		/* --sync */

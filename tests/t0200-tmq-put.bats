@@ -254,6 +254,56 @@ tmq-put: ev: record 3: no key (no ':' in the record)"
 	assert_output ''
 }
 
+@test "tmq-put -K: kcat's escapes \\t \\r \\0 \\\\ in the delimiter" {
+	mk ev -k char8
+	run --separate-stderr tmq-put -K '\t' ev < <(printf 'a\tone\tx\nb\t\n')
+	assert_success
+	assert_equal "$stderr" ''
+	run bash -c "tmq-get -F '%k=%s\n' ev | LC_ALL=C sort"
+	assert_output $'a=one\tx\nb='
+	# A literal backslash, a CR and a NUL (the NUL inside a line).
+	mk bs -k char8
+	run --separate-stderr tmq-put -K '\\' bs 'k\v'
+	assert_success
+	mk cr -k char8
+	run --separate-stderr tmq-put -K '\r' cr < <(printf 'k\rv\n')
+	assert_success
+	mk nul -k char8
+	run --separate-stderr tmq-put -K '\0' nul < <(printf 'k\0v\n')
+	assert_success
+	assert_equal "$stderr" ''
+	run tmq-get -F '%k=%s\n' bs cr nul
+	assert_output $'k=v\nk=v\nk=v'
+	# '\n' splits a message given as an argument (one record, no lines).
+	mk nl -k char8
+	run --separate-stderr tmq-put -K '\n' nl $'k\nv'
+	assert_success
+	run tmq-get -F '%k=%s\n' nl
+	assert_output 'k=v'
+	# The message of a record without the delimiter shows it as written.
+	run --separate-stderr tmq-put -K '\t' ev nokey
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: message 1: no key (no '\\t' in the record)"
+}
+
+@test "tmq-put -K: an unknown escape, a lone backslash and the record separator are refused" {
+	mk ev -k char8
+	run --separate-stderr tmq-put -K '\q' ev 'a\qb'
+	assert_usage_error tmq-put "-K: unknown escape '\\q'"
+	run --separate-stderr tmq-put -K 'x\' ev 'ax\b'
+	assert_usage_error tmq-put "-K: '\\' at the end"
+	# Lines never hold a newline, nor -0 records a NUL.
+	run --separate-stderr tmq-put -K '\n' ev < <(printf 'a\nb\n')
+	assert_usage_error tmq-put "-K: '\\n' holds the record separator (newline; -0 reads NUL-separated records)"
+	run --separate-stderr tmq-put -0 -K '\0' ev < <(printf 'a\0b\0')
+	assert_usage_error tmq-put "-K: '\\0' holds the record separator (NUL, with -0)"
+	# With -0 a newline is a fine delimiter.
+	run --separate-stderr tmq-put -0 -K '\n' ev < <(printf 'a\nb\0')
+	assert_success
+	run tmq-get -F '%k=%s\n' ev
+	assert_output 'a=b'
+}
+
 @test "tmq-put: integer keys are checked against the key type" {
 	mk k8 -k u8
 	mk k64 -k u64 -p 3

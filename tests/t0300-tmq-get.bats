@@ -466,6 +466,30 @@ for l in open("out.jsonl"):
 	assert_usage_error tmq-get "-P: '1,,2': empty element"
 }
 
+@test "tmq-get -K: kcat's escapes \\t \\n \\r \\0 \\\\, the same as tmq-put's" {
+	tmq-topic create ev -k char8
+	tmq-put -k a ev one
+	run tmq-get -K '\t' ev
+	assert_output $'a\tone'
+	run tmq-get -K '\n' ev
+	assert_output $'a\none'
+	run tmq-get -K '\\' ev
+	assert_output 'a\one'
+	run bash -c "tmq-get -K '\r' ev | od -An -c | tr -s ' '"
+	assert_output ' a \r o n e \n'
+	run bash -c "tmq-get -K '<\0>' ev | od -An -c | tr -s ' '"
+	assert_output ' a < \0 > o n e \n'
+	# What tmq-get -K writes, tmq-put -K reads back.
+	tmq-topic create copy -k char8
+	tmq-get -K '\t' ev | tmq-put -K '\t' copy
+	run tmq-get -F '%k=%s\n' copy
+	assert_output 'a=one'
+	run --separate-stderr tmq-get -K '\q' ev
+	assert_usage_error tmq-get "-K: unknown escape '\\q'"
+	run --separate-stderr tmq-get -K '\' ev
+	assert_usage_error tmq-get "-K: '\\' at the end"
+}
+
 @test "tmq-get: -K, -F and -J exclude each other; -K '' is refused as by tmq-put" {
 	mk ev
 	tmq-put ev a
