@@ -514,11 +514,13 @@ print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "
 	assert_success
 	assert_output ""
 	assert_stderr ""
-	# Under key 0, ending --window seconds after it was written.
+	# Under key 0, ending --window seconds after it was written (the end
+	# is reckoned just before the line is stamped: within a second of it
+	# on a machine however busy).
 	run python3 -c '
 import json, sys
 m = json.loads(sys.stdin.readlines()[int(sys.argv[1])])
-print(m["type"], m["key"], abs(m["payload"]["timestamp"] - m["timestamp"] - 2) < 0.01)' \
+print(m["type"], m["key"], abs(m["payload"]["timestamp"] - m["timestamp"] - 2) < 1)' \
 	    "$before" < <(tmq-dump -J -- --group--G)
 	assert_output "~~TWAIN~~BEGINREBAL 0 True"
 	# Nobody is alive to answer: the group is empty at once.
