@@ -15,6 +15,7 @@
 #include "printer.h"
 #include "root.h"
 #include "stop.h"
+#include "timespec.h"
 #include "timestamp.h"
 
 enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW, OPT_RESET };
@@ -42,7 +43,8 @@ static const struct tmq_option options[] = {
 	{ "count", 'n', "N", TMQ_ARG_WORD, "stop after N messages",
 	    TMQ_ON_ALL, 0 },
 	{ "from", 'o', "POS", TMQ_ARG_FROM,
-	    "start, now, OFFSET, -N (last N), @UNIXSECONDS or ISO 8601 time",
+	    "start, now, OFFSET, -N (last N), or a TIME (tmq(7): ISO 8601, "
+	    "@SECONDS, 1h ago)",
 	    TMQ_ON_ALL, 0 },
 	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
 	    "read only these partitions", TMQ_ON_ALL, 0 },
@@ -199,8 +201,8 @@ parse(int argc, char **argv, struct opts *o)
 				return tmq_usage_error(&cmd, "-P: %s", e.msg);
 			break;
 		case OPT_UNTIL:
-			if (tmq_time_parse(optarg[0] == '@' ? optarg + 1 : optarg,
-			    &o->until, &e) < 0)
+			if (tmq_timespec_parse(optarg, tmq_now(), &o->until,
+			    &e) < 0)
 				return tmq_usage_error(&cmd, "--until: %s", e.msg);
 			o->have_until = 1;
 			break;

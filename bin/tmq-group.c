@@ -52,8 +52,8 @@ static const struct tmq_option options[] = {
 	    "how long members have to answer (default 5)", TMQ_ON(REBALANCE),
 	    0 },
 	{ "to", OPT_TO, "POS", TMQ_ARG_RESET,
-	    "start, now, OFFSET, -N (N before the end), or a time "
-	    "(@UNIXSECONDS, ISO 8601)", TMQ_ON(RESET), 0 },
+	    "start, now, OFFSET, -N (N before the end), or a TIME (tmq(7): "
+	    "ISO 8601, @SECONDS, 1h ago)", TMQ_ON(RESET), 0 },
 	{ "shift-by", OPT_SHIFT, "[+-]N", TMQ_ARG_WORD,
 	    "move by N from the committed offset (or from --to)",
 	    TMQ_ON(RESET), 0 },

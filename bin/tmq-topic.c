@@ -16,6 +16,7 @@
 #include "prune.h"
 #include "root.h"
 #include "table.h"
+#include "timespec.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicgroups.h"
@@ -60,8 +61,8 @@ static const struct tmq_option options[] = {
 	{ "null", '0', NULL, TMQ_ARG_NONE,
 	    "keys on stdin end with NUL, not newline", TMQ_ON(PARTITION), 0 },
 	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
-	    "day files older than DATE (ISO 8601, @UNIXSECONDS, or Nd for N "
-	    "days ago) go", TMQ_ON(PRUNE), TMQ_ON(PRUNE) },
+	    "day files older than the day of DATE go (a TIME, tmq(7): ISO "
+	    "8601, @SECONDS, 7d ago)", TMQ_ON(PRUNE), TMQ_ON(PRUNE) },
 	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
 	    "move the files to the root DIR (DIR/NAME/) instead",
 	    TMQ_ON(PRUNE), 0 },
@@ -479,25 +480,13 @@ pruned(void *arg, const struct tmq_pfile *pf)
 		tmq_progress("pruned %lu files", r->n);
 }
 
-/* --before: a time, or "Nd" for N days before now. */
+/* --before: a time (tmq(7) TIMES); whole days go, so its UTC day. */
 static int
 before_day(const char *s, unsigned *day, struct tmq_error *e)
 {
-	size_t n = strlen(s);
 	double t;
 
-	if (n > 1 && s[n - 1] == 'd' && strspn(s, "0123456789") == n - 1) {
-		uint64_t days;
-		char num[24];
-
-		if (n - 1 >= sizeof num)
-			return tmq_fail(e, "'%s': too many days", s);
-		memcpy(num, s, n - 1);
-		num[n - 1] = '\0';
-		if (tmq_parse_u64(num, 0, 1000000, &days, e) < 0)
-			return -1;
-		t = tmq_now() - (double)days * 86400;
-	} else if (tmq_time_parse(s[0] == '@' ? s + 1 : s, &t, e) < 0)
+	if (tmq_timespec_parse(s, tmq_now(), &t, e) < 0)
 		return -1;
 	*day = tmq_utc_day(t);
 	return 0;

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "position.h"
+#include "timespec.h"
 #include "timestamp.h"
 
 static int
@@ -34,7 +35,9 @@ tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 		p->kind = TMQ_POS_NOW;
 		return 0;
 	}
-	if (s[0] == '-' && s[1] != '\0') {
+	/* "-1h" is a time (an hour ago), "-5" the last five: the unit
+	 * tells them apart. */
+	if (s[0] == '-' && s[1] != '\0' && !tmq_timespec_is_duration(s)) {
 		if (parse_u64(s + 1, &p->n) < 0)
 			return tmq_fail(e, "'%s': bad position (-N wants a "
 			    "count)", s);
@@ -48,8 +51,8 @@ tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 		return 0;
 	}
 	p->kind = TMQ_POS_TIME;
-	if (tmq_time_parse(s[0] == '@' ? s + 1 : s, &p->t, NULL) < 0)
+	if (tmq_timespec_parse(s, tmq_now(), &p->t, NULL) < 0)
 		return tmq_fail(e, "'%s': bad position (want start, now, an "
-		    "offset, -N, @UNIXSECONDS or an ISO 8601 time)", s);
+		    "offset, -N, or a time: %s)", s, TMQ_TIMESPEC_WANT);
 	return 0;
 }

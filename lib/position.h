@@ -11,7 +11,7 @@ enum tmq_pos_kind {
 	TMQ_POS_NOW,		/* "now": the end when the reader starts */
 	TMQ_POS_OFFSET,		/* "1234" */
 	TMQ_POS_TAIL,		/* "-N": the last N of each partition */
-	TMQ_POS_TIME		/* "@1764400000", "2026-11-25T09:00Z" */
+	TMQ_POS_TIME		/* "@1764400000", "2026-11-25T09:00Z", "1h" */
 };
 
 struct tmq_position {
@@ -20,8 +20,8 @@ struct tmq_position {
 	double t;		/* TIME */
 };
 
-/* A bare integer is an offset; Unix seconds take an '@' (as date(1)
- * does) or a fraction, since "1764400000" could be either. */
+/* A bare integer is an offset, "-N" a count; anything else is a time in
+ * timespec.h's grammar ("-1h" included: its unit makes it a time). */
 int tmq_position_parse(const char *s, struct tmq_position *p,
     struct tmq_error *e);
 

@@ -918,9 +918,33 @@ make_old_topic() {
 	run --separate-stderr tmq-topic prune old
 	assert_usage_error tmq-topic "prune needs --before DATE"
 	run --separate-stderr tmq-topic prune old --before yesterday
-	assert_usage_error tmq-topic "--before: 'yesterday': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)"
+	assert_usage_error tmq-topic "--before: 'yesterday': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	run --separate-stderr tmq-topic prune nosuch --before 1d
 	assert_fails_with "tmq-topic: nosuch: no such topic"
+}
+
+@test "prune --before: every form of tmq(7)'s TIMES; a bare number and bad forms are refused" {
+	make_old_topic
+	local f at
+	at=@$(date -u -d 2026-01-03 +%s)
+	for f in 1d -1d 24h 1440m 86400s now 2026-01-03 2026-01-03T00:00:00Z \
+	    2026-01-03T01:00+01:00 "$at" "$at.5"; do
+		run --separate-stderr tmq-topic prune old --before "$f" --dry-run
+		assert_success
+		assert_output "0-20260101_0.tmf
+0-20260102_2.tmf"
+	done
+	run --separate-stderr tmq-topic prune old --before 1767398400
+	assert_usage_error tmq-topic "--before: '1767398400': a bare number is not a time (write @1767398400 for Unix seconds)"
+	for f in 7x d -d @ @1e9 @-5 1.5d 2026-01-03T; do
+		run --separate-stderr tmq-topic prune old --before "$f"
+		assert_usage_error tmq-topic "--before: '$f': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	done
+	run --separate-stderr tmq-topic prune old --before 36600000d
+	assert_usage_error tmq-topic "--before: '36600000d': too long ago (at most 100 years)"
+	# Nothing went.
+	run tmq-topic prune old --before 1d --dry-run
+	assert_line 0-20260101_0.tmf
 }
 
 @test "every output path reports a write error on standard output, exit 1" {

@@ -388,7 +388,7 @@ for l in open("out.jsonl"):
 	assert_output $'a0\nb0\na1\nb1\na2'
 	run tmq-get --until @1795690799.9 tt
 	assert_output $'a0\nb0\na1\na2'
-	run tmq-get --until 1795597200 tt
+	run tmq-get --until @1795597200 tt
 	assert_output 'a0'
 	run tmq-get --until 2026-11-24 tt
 	assert_output ''
@@ -488,6 +488,49 @@ for l in open("out.jsonl"):
 	assert_usage_error tmq-get "-K: unknown escape '\\q'"
 	run --separate-stderr tmq-get -K '\' ev
 	assert_usage_error tmq-get "-K: '\\' at the end"
+}
+
+@test "tmq-get --from and --until: every form of tmq(7)'s TIMES; -N and OFFSET stay counts" {
+	tmq-topic create ev
+	local now old f
+	now=$(date +%s)
+	old=$((now - 7200))
+	tmq-put -J --keep-time ev "{\"timestamp\":$old,\"payload\":\"old\"}" \
+	    "{\"timestamp\":$now,\"payload\":\"new\"}"
+	for f in 1h -1h 60m -60m 3600s "@$((now - 3600))" "@$((now - 3600)).5" \
+	    "$(date -u -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%SZ)" \
+	    "$(date -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%S%:z)"; do
+		run --separate-stderr tmq-get --from "$f" ev
+		assert_success
+		assert_output new
+		run --separate-stderr tmq-get --until "$f" ev
+		assert_success
+		assert_output old
+	done
+	for f in 3h -3h 1d 180m; do
+		run --separate-stderr tmq-get --from "$f" ev
+		assert_output $'old\nnew'
+	done
+	run --separate-stderr tmq-get --until now ev
+	assert_output $'old\nnew'
+	# A bare number is an offset for --from, -N the last N.
+	run --separate-stderr tmq-get --from 1 ev
+	assert_output new
+	run --separate-stderr tmq-get --from -2 ev
+	assert_output $'old\nnew'
+	# ... and nothing for --until.
+	run --separate-stderr tmq-get --until "$now" ev
+	assert_usage_error tmq-get "--until: '$now': a bare number is not a time (write @$now for Unix seconds)"
+	for f in 1x 1.5h @ @1e9 h; do
+		run --separate-stderr tmq-get --until "$f" ev
+		assert_usage_error tmq-get "--until: '$f': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+		run --separate-stderr tmq-get --from "$f" ev
+		assert_usage_error tmq-get "--from: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	done
+	run --separate-stderr tmq-get --until 36600000d ev
+	assert_usage_error tmq-get "--until: '36600000d': too long ago (at most 100 years)"
+	run --separate-stderr tmq-get --from -1x ev
+	assert_usage_error tmq-get "--from: '-1x': bad position (-N wants a count)"
 }
 
 @test "tmq-get: -K, -F and -J exclude each other; -K '' is refused as by tmq-put" {

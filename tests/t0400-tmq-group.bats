@@ -757,6 +757,36 @@ p1 at 3500"
 	assert_line --index 2 --regexp '^1 +3 +0$'
 }
 
+@test "reset --to: every form of tmq(7)'s TIMES; OFFSET and -N stay counts" {
+	tmq-topic create ev
+	local now old f
+	now=$(date +%s)
+	old=$((now - 7200))
+	tmq-put -J --keep-time ev "{\"timestamp\":$old,\"payload\":\"old\"}" \
+	    "{\"timestamp\":$now,\"payload\":\"new\"}"
+	tmq-get -g G -n 1 ev >/dev/null
+	for f in 1h -1h 60m 3600s "@$((now - 3600))" "@$((now - 3600)).5" \
+	    "$(date -u -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%SZ)" \
+	    "$(date -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%S%:z)" 1 -1; do
+		run --separate-stderr tmq-group reset G --to "$f" --dry-run
+		assert_success
+		assert_line --index 1 --regexp '^0 +0 +1$'
+	done
+	for f in 3h -3h 1d 0; do
+		run --separate-stderr tmq-group reset G --to "$f" --dry-run
+		assert_line --index 1 --regexp '^0 +0 +0$'
+	done
+	# "now" is the end; a time after the newest message is the end too.
+	for f in now "@$((now + 60))"; do
+		run --separate-stderr tmq-group reset G --to "$f" --dry-run
+		assert_line --index 1 --regexp '^0 +0 +2$'
+	done
+	for f in 1x 1.5h @ @1e9 h "$now.5"; do
+		run --separate-stderr tmq-group reset G --to "$f"
+		assert_usage_error tmq-group "--to: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	done
+}
+
 @test "reset --dry-run prints OLD and NEW and writes nothing" {
 	make_group
 	tmq-commit G 0 4 >/dev/null
