@@ -51,6 +51,12 @@ tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 		return 0;
 	}
 	p->kind = TMQ_POS_TIME;
+	/* "1795600800.6" was once a time here; now the grammar has one
+	 * spelling for Unix seconds everywhere. */
+	if (strspn(s, "0123456789.") == strlen(s) && strchr(s, '.') ==
+	    strrchr(s, '.'))
+		return tmq_fail(e, "'%s': a bare number with a fraction is not "
+		    "a position (write @%s for Unix seconds)", s, s);
 	if (tmq_timespec_parse(s, tmq_now(), &p->t, NULL) < 0)
 		return tmq_fail(e, "'%s': bad position (want start, now, an "
 		    "offset, -N, or a time: %s)", s, TMQ_TIMESPEC_WANT);

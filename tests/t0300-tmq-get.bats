@@ -362,9 +362,9 @@ for l in open("out.jsonl"):
 	assert_output $'a2\nb1\nb2'
 	run tmq-get -o @1795600800 tt
 	assert_output $'a1\nb1\na2\nb2'
-	# A bare number with a fraction is a time too.
-	run tmq-get -o 1795600800.6 tt
-	assert_output $'a2\nb1\nb2'
+	# A bare number with a fraction is neither an offset nor a time.
+	run --separate-stderr tmq-get -o 1795600800.6 tt
+	assert_usage_error tmq-get "--from: '1795600800.6': a bare number with a fraction is not a position (write @1795600800.6 for Unix seconds)"
 	run tmq-get -o 2026-11-25T10:00Z tt
 	assert_output $'a1\nb1\na2\nb2'
 	run tmq-get -o 2026-11-25T09:00:30 -F '%p:%o ' tt
@@ -925,15 +925,15 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	run --separate-stderr tmq-get
 	assert_usage_error tmq-get 'missing topic'
 	run --separate-stderr tmq-get -o bogus ev
-	assert_usage_error tmq-get "--from: 'bogus': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	assert_usage_error tmq-get "--from: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	run --separate-stderr tmq-get -o -x ev
 	assert_usage_error tmq-get "--from: '-x': bad position (-N wants a count)"
 	run --separate-stderr tmq-get -o 99999999999999999999 ev
 	assert_usage_error tmq-get "--from: '99999999999999999999': offset too large"
 	run --separate-stderr tmq-get -o 2026-13-01 ev
-	assert_usage_error tmq-get "--from: '2026-13-01': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	assert_usage_error tmq-get "--from: '2026-13-01': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	run --separate-stderr tmq-get --until bogus ev
-	assert_usage_error tmq-get "--until: 'bogus': bad time (want Unix seconds or ISO 8601 such as 2026-11-25T09:00:00Z)"
+	assert_usage_error tmq-get "--until: 'bogus': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	run --separate-stderr tmq-get -n 0 ev
 	assert_usage_error tmq-get "-n: '0': out of range (1 to 18446744073709551615)"
 	run --separate-stderr tmq-get -n 18446744073709551616 ev

@@ -275,7 +275,7 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	run --separate-stderr tmq-group reset G
 	assert_usage_error tmq-group "reset needs --to or --shift-by"
 	run --separate-stderr tmq-group reset G --to bogus
-	assert_usage_error tmq-group "--to: 'bogus': bad position (want start, now, an offset, -N, @UNIXSECONDS or an ISO 8601 time)"
+	assert_usage_error tmq-group "--to: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	run --separate-stderr tmq-group rebalance G --window 0
 	assert_equal "$status" 2
 	[[ $stderr == "tmq-group: --window: "* ]]
@@ -781,7 +781,9 @@ p1 at 3500"
 		run --separate-stderr tmq-group reset G --to "$f" --dry-run
 		assert_line --index 1 --regexp '^0 +0 +2$'
 	done
-	for f in 1x 1.5h @ @1e9 h "$now.5"; do
+	run --separate-stderr tmq-group reset G --to "$now.5"
+	assert_usage_error tmq-group "--to: '$now.5': a bare number with a fraction is not a position (write @$now.5 for Unix seconds)"
+	for f in 1x 1.5h @ @1e9 h; do
 		run --separate-stderr tmq-group reset G --to "$f"
 		assert_usage_error tmq-group "--to: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	done
