@@ -163,3 +163,16 @@ out:
 	free(is_taken);
 	return rc;
 }
+
+void
+tmq_offers_free(struct tmq_offer *o, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n && o != NULL; i++) {
+		free(o[i].own);
+		free(o[i].parts);
+		free(o[i].got);
+	}
+	free(o);
+}

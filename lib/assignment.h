@@ -18,5 +18,7 @@ struct tmq_offer {
  * partition at or past it in an offer is ignored). */
 int tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
     struct tmq_error *e);
+/* Free n offers' arrays and the offers themselves (NULL is fine). */
+void tmq_offers_free(struct tmq_offer *o, unsigned n);
 
 #endif

@@ -20,19 +20,6 @@
 
 #define COMMIT_CHUNK 256
 
-static void
-free_offers(struct tmq_offer *o, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		free(o[i].own);
-		free(o[i].parts);
-		free(o[i].got);
-	}
-	free(o);
-}
-
 void
 tmq_group_close(struct tmq_group *g)
 {
@@ -46,8 +33,8 @@ tmq_group_close(struct tmq_group *g)
 	for (i = 0; i < g->nmembers; i++)
 		free(g->members[i].confirmed);
 	free(g->members);
-	free_offers(g->offers, g->noffers);
-	free_offers(g->assigned, g->nassigned);
+	tmq_offers_free(g->offers, g->noffers);
+	tmq_offers_free(g->assigned, g->nassigned);
 	free(g->committed);
 	free(g->topic);
 	free(g->name);
@@ -226,7 +213,7 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		break;
 	case TMQ_G_BEGINREBAL:
 		/* A new BEGINREBAL starts the rebalance afresh. */
-		free_offers(g->offers, g->noffers);
+		tmq_offers_free(g->offers, g->noffers);
 		g->offers = NULL;
 		g->noffers = 0;
 		g->rebalancing = 1;
@@ -269,7 +256,7 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 			break;
 		if (tmq_assign(g->offers, g->noffers, g->nparts, e) < 0)
 			return -1;
-		free_offers(g->assigned, g->nassigned);
+		tmq_offers_free(g->assigned, g->nassigned);
 		g->assigned = g->offers;
 		g->nassigned = g->noffers;
 		g->offers = NULL;

@@ -344,19 +344,6 @@ get_parts(struct in *in, unsigned *n)
 	return v;
 }
 
-static void
-free_offers(struct tmq_offer *o, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		free(o[i].own);
-		free(o[i].parts);
-		free(o[i].got);
-	}
-	free(o);
-}
-
 static struct tmq_offer *
 get_offers(struct in *in, unsigned *n, unsigned nparts)
 {
@@ -399,8 +386,8 @@ clear_state(struct tmq_group *g)
 	for (i = 0; i < g->nmembers; i++)
 		free(g->members[i].confirmed);
 	free(g->members);
-	free_offers(g->offers, g->noffers);
-	free_offers(g->assigned, g->nassigned);
+	tmq_offers_free(g->offers, g->noffers);
+	tmq_offers_free(g->assigned, g->nassigned);
 	free(g->committed);
 	g->read_to = 0;
 	g->max_key = 0;

@@ -14,19 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-free_offers(struct tmq_offer *o, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		free(o[i].own);
-		free(o[i].parts);
-		free(o[i].got);
-	}
-	free(o);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -60,8 +47,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < g.nmembers; i++)
 			free(g.members[i].confirmed);
 		free(g.members);
-		free_offers(g.offers, g.noffers);
-		free_offers(g.assigned, g.nassigned);
+		tmq_offers_free(g.offers, g.noffers);
+		tmq_offers_free(g.assigned, g.nassigned);
 		free(g.committed);
 	} else if (g.members != NULL || g.committed != NULL ||
 	    pos.firsts != NULL) {

@@ -149,19 +149,6 @@ spit(const char *path, const void *b, size_t n)
 
 #define SNAP "--group--g/.tmq/snapshot"
 
-static void
-free_offers(struct tmq_offer *o, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		free(o[i].own);
-		free(o[i].parts);
-		free(o[i].got);
-	}
-	free(o);
-}
-
 /* Free what decode filled in g. */
 static void
 free_state(struct tmq_group *g)
@@ -171,8 +158,8 @@ free_state(struct tmq_group *g)
 	for (i = 0; i < g->nmembers; i++)
 		free(g->members[i].confirmed);
 	free(g->members);
-	free_offers(g->offers, g->noffers);
-	free_offers(g->assigned, g->nassigned);
+	tmq_offers_free(g->offers, g->noffers);
+	tmq_offers_free(g->assigned, g->nassigned);
 	free(g->committed);
 }
 
