@@ -22,20 +22,6 @@ kps() {
 	tmq-get -F '%k\t%p\t%s\n' "$@"
 }
 
-# The TwainMQ library, for interop tests: skip unless TWAINMQ_REF is set.
-require_ref() {
-	if [ -z "${TWAINMQ_REF-}" ]; then
-		skip "TWAINMQ_REF is not set (point it at a TwainMQ checkout to check against the library)"
-	fi
-	command -v python3 >/dev/null || skip "python3 not found"
-	[ -f "$VECTORS/../tools/refenv.sh" ] ||
-	    skip "refenv.sh not found at $VECTORS/../tools/refenv.sh"
-	# shellcheck disable=SC1091
-	source "$VECTORS/../tools/refenv.sh"
-	python3 -c 'import twainmq' 2>/dev/null ||
-	    skip "cannot import twainmq from TWAINMQ_REF=$TWAINMQ_REF"
-}
-
 # ---------------------------------------------------------------- input
 
 @test "tmq-put: messages from the arguments, one message each, quietly" {

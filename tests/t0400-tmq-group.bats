@@ -865,18 +865,6 @@ p1 at 3500"
 
 # --- the Python library as a fellow member ---------------------------------
 
-# Source the library's environment, or skip.
-require_ref() {
-	if [ -z "${TWAINMQ_REF-}" ]; then
-		skip "TWAINMQ_REF not set: library interop not tested"
-	fi
-	local env=$VECTORS/../tools/refenv.sh
-	[ -f "$env" ] || skip "refenv.sh not found at $env"
-	# refenv.sh makes its shim directory with mktemp: keep it here.
-	TMPDIR=$BATS_TEST_TMPDIR source "$env"
-	python3 -c 'import twainmq' || skip "the library at $TWAINMQ_REF does not import"
-}
-
 # Topic ev with a message in every partition before any member starts: the
 # library starts a partition that has no file yet at its end, whatever was
 # committed (twainmq 0.1.9, TwainMQConsumerlet._seek_active_file), and would
