@@ -21,21 +21,42 @@
 #define COMMIT_CHUNK 256
 
 void
-tmq_group_close(struct tmq_group *g)
+tmq_group_state_free(struct tmq_group *g)
 {
 	unsigned i;
 
-	if (g->app_open)
-		tmq_appender_close(&g->app);
-	tmq_lr_close(&g->lr);
-	tmq_codec_free(&g->codec);
-	tmq_topic_close(&g->log);
 	for (i = 0; i < g->nmembers; i++)
 		free(g->members[i].confirmed);
 	free(g->members);
 	tmq_offers_free(g->offers, g->noffers);
 	tmq_offers_free(g->assigned, g->nassigned);
 	free(g->committed);
+	g->read_to = 0;
+	g->max_key = 0;
+	g->members = NULL;
+	g->nmembers = 0;
+	g->rebalancing = 0;
+	g->rebal_end = 0;
+	g->rebal_offset = 0;
+	g->offers = NULL;
+	g->noffers = 0;
+	g->have_assignment = 0;
+	g->assigned = NULL;
+	g->nassigned = 0;
+	g->ended_offset = 0;
+	g->committed = NULL;
+	g->ncommitted = 0;
+}
+
+void
+tmq_group_close(struct tmq_group *g)
+{
+	if (g->app_open)
+		tmq_appender_close(&g->app);
+	tmq_lr_close(&g->lr);
+	tmq_codec_free(&g->codec);
+	tmq_topic_close(&g->log);
+	tmq_group_state_free(g);
 	free(g->topic);
 	free(g->name);
 	memset(g, 0, sizeof *g);

@@ -86,6 +86,9 @@ int tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 int tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
     int from_now, struct tmq_error *e);
 void tmq_group_close(struct tmq_group *g);
+/* Free the replayed state (members, offers, assignment, commits) and
+ * leave it empty, as before the first line was read. */
+void tmq_group_state_free(struct tmq_group *g);
 
 /* Read the next message of the log and apply it to the state: 1 with *m
  * filled (free with tmq_gmsg_clear), 0 at the end for now, -1 on error.

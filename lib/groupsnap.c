@@ -377,35 +377,6 @@ get_offers(struct in *in, unsigned *n, unsigned nparts)
 	return o;
 }
 
-/* Free the state decode fills, leaving it empty. */
-static void
-clear_state(struct tmq_group *g)
-{
-	unsigned i;
-
-	for (i = 0; i < g->nmembers; i++)
-		free(g->members[i].confirmed);
-	free(g->members);
-	tmq_offers_free(g->offers, g->noffers);
-	tmq_offers_free(g->assigned, g->nassigned);
-	free(g->committed);
-	g->read_to = 0;
-	g->max_key = 0;
-	g->members = NULL;
-	g->nmembers = 0;
-	g->rebalancing = 0;
-	g->rebal_end = 0;
-	g->rebal_offset = 0;
-	g->offers = NULL;
-	g->noffers = 0;
-	g->have_assignment = 0;
-	g->assigned = NULL;
-	g->nassigned = 0;
-	g->ended_offset = 0;
-	g->committed = NULL;
-	g->ncommitted = 0;
-}
-
 static int
 decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
     struct tmq_error *e)
@@ -535,7 +506,7 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 	if (get_u32(&in) != SNAP_VERSION)
 		return tmq_fail(e, "snapshot version not known");
 	if (decode_state(&in, g, pos, e) < 0) {
-		clear_state(g);
+		tmq_group_state_free(g);
 		tmq_gsnap_pos_free(pos);
 		return -1;
 	}
@@ -742,12 +713,12 @@ tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e)
 		tmq_fail(e, "read with %u partitions, not %u", pos.nparts,
 		    g->nparts);
 		tmq_gsnap_pos_free(&pos);
-		clear_state(g);
+		tmq_group_state_free(g);
 		return 0;
 	}
 	if (verify(g, &pos, e) < 0) {
 		tmq_gsnap_pos_free(&pos);
-		clear_state(g);
+		tmq_group_state_free(g);
 		/* Back to the start, for the full replay. */
 		if (tmq_lr_seek(&g->lr, 0, NULL, e) < 0)
 			return -1;

@@ -44,12 +44,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* what we read we must write back */
 		free(again);
 		tmq_gsnap_pos_free(&pos);
-		for (i = 0; i < g.nmembers; i++)
-			free(g.members[i].confirmed);
-		free(g.members);
-		tmq_offers_free(g.offers, g.noffers);
-		tmq_offers_free(g.assigned, g.nassigned);
-		free(g.committed);
+		tmq_group_state_free(&g);
 	} else if (g.members != NULL || g.committed != NULL ||
 	    pos.firsts != NULL) {
 		abort();	/* a refused snapshot leaves nothing behind */

@@ -149,20 +149,6 @@ spit(const char *path, const void *b, size_t n)
 
 #define SNAP "--group--g/.tmq/snapshot"
 
-/* Free what decode filled in g. */
-static void
-free_state(struct tmq_group *g)
-{
-	unsigned i;
-
-	for (i = 0; i < g->nmembers; i++)
-		free(g->members[i].confirmed);
-	free(g->members);
-	tmq_offers_free(g->offers, g->noffers);
-	tmq_offers_free(g->assigned, g->nassigned);
-	free(g->committed);
-}
-
 /* Decode must refuse b; with a state and pos left empty. */
 static int
 refused(const unsigned char *b, size_t n)
@@ -176,7 +162,7 @@ refused(const unsigned char *b, size_t n)
 	rc = tmq_gsnap_decode(b, n, &g, &pos, &e);
 	if (rc == 0) {
 		tmq_gsnap_pos_free(&pos);
-		free_state(&g);
+		tmq_group_state_free(&g);
 		return 0;
 	}
 	return g.members == NULL && g.committed == NULL && g.offers == NULL &&
@@ -284,7 +270,7 @@ main(void)
 		is_mem(again, an, snap, n, "encodes back to the same bytes");
 		free(again);
 		tmq_gsnap_pos_free(&pos);
-		free_state(&d);
+		tmq_group_state_free(&d);
 	}
 
 	/* Every truncation and every flipped bit of a byte is refused. */
