@@ -182,6 +182,7 @@ tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
 		return -1;
 
 	m->has_ts = 0;
+	m->as_text = 0;
 	if (json_object_object_get_ex(o, "timestamp", &f) && f != NULL) {
 		if (!json_object_is_type(f, json_type_double) &&
 		    !json_object_is_type(f, json_type_int))
@@ -241,11 +242,13 @@ tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
 		m->payload.type_index = (unsigned)ti;
 	}
 	if (pl != NULL && json_object_is_type(pl, json_type_string)) {
-		/* tmq-get -J gives a stored object that is not strict JSON as
-		 * a string of its text; the producer's checks judge it. */
+		/* tmq-get -J gives a stored object it cannot print as itself
+		 * as a string of its text; a typed payload is always an
+		 * object, so a string can mean nothing else. */
 		m->payload.data =
 		    (const unsigned char *)json_object_get_string(pl);
 		m->payload.len = (size_t)json_object_get_string_len(pl);
+		m->as_text = 1;
 		return 0;
 	}
 	if (pl == NULL || !json_object_is_type(pl, json_type_object))

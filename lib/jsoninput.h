@@ -26,6 +26,10 @@ struct tmq_jsonmsg {
 	struct tmq_payload payload;	/* points into the jsonin or the line */
 	int has_ts;
 	double ts;			/* seconds, when has_ts */
+	/* A typed payload given as a string: the stored text of an object
+	 * that tmq-get -J could not print as itself (see printer.c), to be
+	 * put back as written. */
+	int as_text;
 };
 
 int tmq_jsonin_init(struct tmq_jsonin *j, struct tmq_error *e);

@@ -46,28 +46,23 @@ put_key(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 	fwrite_unlocked(buf, 1, n, f);
 }
 
-/* A typed payload as it is, when it is strict JSON (a raw newline or
- * carriage return there can only be white space, and would end the line:
- * a space instead).  One that is not (NaN, Infinity, a lone surrogate
- * escape: the library's json.dumps writes them, and json-c reads them) is
- * given as a JSON string of its text, so that every line stays JSON. */
+/* A typed payload as itself when it is strict JSON on one line.  One that
+ * is not (a line break in its white space, which would end the line;
+ * NaN, Infinity or a lone surrogate escape, which the library's
+ * json.dumps writes and JSON tools refuse) is given as a JSON string of
+ * its text: every line stays JSON, and tmq-put -J puts that text back as
+ * it was.  A typed payload is always an object, so the string cannot be
+ * mistaken for one. */
 static void
 put_typed(FILE *f, const unsigned char *s, size_t n)
 {
 	struct tmq_error e;
-	size_t i, run = 0;
 
-	if (tmq_json_strict_object(s, n, &e) < 0) {
+	if (memchr(s, '\n', n) != NULL || memchr(s, '\r', n) != NULL ||
+	    tmq_json_strict_object(s, n, &e) < 0)
 		tmq_escape_json(f, s, n);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (s[i] == '\n' || s[i] == '\r') {
-			fwrite_unlocked(s + run, 1, i - run, f);
-			fputc_unlocked(' ', f);
-			run = i + 1;
-		}
-	fwrite_unlocked(s + run, 1, n - run, f);
+	else
+		fwrite_unlocked(s, 1, n, f);
 }
 
 void

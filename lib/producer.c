@@ -95,11 +95,13 @@ find(const char *s, size_t n, const char *d, size_t dl)
 }
 
 /* Check a payload and encode its line into h's output (ts < 0: now).
- * -1 when refused. */
+ * A typed payload must be strict JSON unless it is a copy (copy: the
+ * stored text of a message, given back by tmq-put -J).  -1 when
+ * refused. */
 static int
 encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
     const unsigned char *key, const struct tmq_payload *pl, double ts,
-    const char *how, const char *tname, struct tmq_error *e)
+    const char *how, const char *tname, int copy, struct tmq_error *e)
 {
 	const struct tmq_topic *t = h->p->topic;
 	size_t n = pl->len;
@@ -112,8 +114,11 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 	if (pl->type == TMQ_TYPED && !tmq_json_is_object(pl->data, n))
 		return tmq_fail(e, "not a JSON object (%s %s)", how, tname);
 	/* json-c lets NaN, Infinity and lone surrogate escapes through,
-	 * which JSON tools downstream refuse: nothing but JSON goes in. */
-	if (pl->type == TMQ_TYPED && tmq_json_strict_object(pl->data, n, e) < 0)
+	 * which JSON tools downstream refuse: nothing but JSON goes in.
+	 * A copy is the exception: the library may have written them, the
+	 * reader took them, and a restore must give back what was there. */
+	if (pl->type == TMQ_TYPED && !copy &&
+	    tmq_json_strict_object(pl->data, n, e) < 0)
 		return tmq_fail_prefix(e, "not strict JSON (%s %s)", how, tname);
 	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
 		return tmq_fail(e, "out of memory");
@@ -156,7 +161,7 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		pl = jm.payload;
 		return encode_payload(h, r, key, &pl, ts, "type",
 		    pl.type == TMQ_TYPED ?
-		    t->types[pl.type_index] : NULL, e);
+		    t->types[pl.type_index] : NULL, jm.as_text, e);
 	}
 	if (p->o.keydelim != NULL) {
 		const char *d = find(rec, n, p->o.keydelim, p->delimlen);
@@ -178,7 +183,7 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 	pl.type_index = p->type_index;
 	pl.data = (const unsigned char *)rec;
 	pl.len = n;
-	return encode_payload(h, r, key, &pl, ts, "-T", p->o.type_name,
+	return encode_payload(h, r, key, &pl, ts, "-T", p->o.type_name, 0,
 	    e);
 }
 

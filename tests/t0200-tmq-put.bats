@@ -618,7 +618,7 @@ not json
 {"key":"2","type":7,"payload":"x"}
 {"key":"2","payload":"a"} x
 {"key":"2","payload":"NaN","n":NaN}
-{"key":"2","type":"Order","payload":"{\"a\": NaN}"}
+{"key":"2","type":"Order","payload":"[1]"}
 {"key":"2","payload":"\ud800"}
 {"key":"3","type":"Order","payload":{"n": 1}}
 IN
@@ -639,7 +639,7 @@ tmq-put: ev: record 13: no payload
 tmq-put: ev: record 14: type: not a string
 tmq-put: ev: record 15: bad JSON: text after the object at byte 27
 tmq-put: ev: record 16: bad JSON: NaN at byte 32 (JSON has no NaN or Infinity)
-tmq-put: ev: record 17: not strict JSON (type Order): NaN at byte 7 (JSON has no NaN or Infinity)
+tmq-put: ev: record 17: not a JSON object (type Order)
 tmq-put: ev: record 18: bad JSON: lone surrogate escape \\ud800 at byte 23"
 	run tmq-get -F '%k %y %s\n' ev
 	assert_output $'1 str first\n3 Order {"n": 1}'
@@ -713,6 +713,12 @@ fill() {
 	tmq-put -d "$r" -T Refund -k 'éééé' typed '{"s":"line\nbreak \u0000 nul"}'
 	tmq-put -d "$r" -T Order -k 12345678 typed '{}'
 	tmq-put -d "$r" -k abc typed 'text among typed' ''
+	# Typed payloads tmq-get -J gives as strings of their text: line
+	# breaks in the white space, and what the library's json.dumps
+	# writes and strict JSON has not (put here the way a copy puts it).
+	tmq-put -d "$r" -T Refund -k nl typed $'{\r\n  "id": 2,\n  "v": [1,\n2]\n}\n'
+	printf '%s\n' '{"key":"nan","type":"Order","payload":"{\"x\": NaN, \"y\": [Infinity, -Infinity], \"s\": \"\\udc00\"}"}' |
+	    tmq-put -d "$r" -J typed
 }
 
 # mkb ROOT: the topics of fill, empty.
@@ -776,6 +782,51 @@ mkb() {
 		[ \"\$(tmq-topic -d B partition bin \"\$k\" | cut -f2)\" = \"\$p\" ] || echo \"\$k in \$p\"
 	done"
 	assert_output ''
+}
+
+@test "tmq-put -J: a typed payload tmq-get -J gives as a string goes back byte for byte" {
+	mk ty -k u8 -t Order
+	tmq-put -T Order -k 1 ty $'{\n  "a": 1,\r\n  "b": [1,\n2]\n}' '{"a": 2}'
+	printf '%s\n' '{"key":2,"type":"Order","payload":"{\"a\": NaN, \"s\": \"\\ud800\"}"}' |
+	    tmq-put -J ty
+	tmq-get -J ty >a.jsonl
+	assert_strict_jsonl a.jsonl
+	run python3 -c '
+import json
+for l in open("a.jsonl"):
+    print(type(json.loads(l)["payload"]).__name__)'
+	assert_output $'str\ndict\nstr'
+	tmq-topic -d B create ty -k u8 -t Order
+	run --separate-stderr tmq-put -d B -J --keep-time ty <a.jsonl
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get -0 ty >a.bin
+	tmq-get -d B -0 ty >b.bin
+	[ "$(od -c a.bin | grep -c '\\r')" -eq 1 ]
+	run cmp a.bin b.bin
+	assert_success
+	run diff <(tmq-dump -J) <(tmq-dump -d B -J)
+	assert_success
+}
+
+@test "tmq-put -J: a string for a typed payload must hold one JSON object" {
+	mk ty -t Order
+	run --separate-stderr tmq-put -J ty <<'IN'
+{"type":"Order","payload":"[1]"}
+{"type":"Order","payload":""}
+{"type":"Order","payload":"{\"a\":"}
+{"type":"Order","payload":"{\"a\":1} {}"}
+{"type":"Order","payload":"not json"}
+{"type":"Order","payload":"{\"a\": NaN}"}
+IN
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-put: ty: record 1: not a JSON object (type Order)
+tmq-put: ty: record 2: not a JSON object (type Order)
+tmq-put: ty: record 3: not a JSON object (type Order)
+tmq-put: ty: record 4: not a JSON object (type Order)
+tmq-put: ty: record 5: not a JSON object (type Order)'
+	run tmq-get -F '%y %s\n' ty
+	assert_output 'Order {"a": NaN}'
 }
 
 # ---------------------------------------------------------------- usage
@@ -1011,6 +1062,52 @@ for l in sys.stdin:
 5 str 'tool-last'
 7 bytes 'AP8K'"
 	run tmq-dump --verify u32t
+	assert_success
+}
+
+@test "tmq-put -J: typed messages the library wrote with NaN copy into a root the library reads the same" {
+	require_ref
+	tmq-topic -d A create ty -k u16 -t Reading
+	tmq-topic -d B create ty -k u16 -t Reading
+	cat >lib.py <<'EOF'
+import math, sys
+from dataclasses import dataclass
+import twainmq
+
+@dataclass
+class Reading:
+    v: float
+    tags: list
+
+t = twainmq.Twain(sys.argv[1])
+t.register_msg_cls(Reading)
+if sys.argv[2] == "write":
+    p = t.producer("ty")
+    p.write_message(1, Reading(math.nan, ["a\nb"]))
+    p.write_message(2, Reading(-math.inf, []))
+    p.write_message(3, Reading(1.5, ["\ud800"]))
+    p.write_message(3, Reading(2.5, ["ok"]))
+else:
+    c = t.consumer("ty")
+    for p in c._partitions:
+        cl = c._consumerlets[p]
+        while (m := cl.poll()) is not None:
+            print(m.key, repr(m.message), m.timestamp)
+EOF
+	run python3 lib.py A write
+	assert_success
+	run --separate-stderr bash -c 'tmq-get -d A -J ty | tmq-put -d B -J --keep-time ty'
+	assert_success
+	assert_equal "$stderr" ''
+	run python3 lib.py A read
+	assert_success
+	[ "${#lines[@]}" -eq 4 ]
+	assert_line --index 0 --partial "1 Reading(v=nan, tags=['a\\nb'])"
+	want=$output
+	run python3 lib.py B read
+	assert_success
+	assert_equal "$output" "$want"
+	run diff <(tmq-dump -d A -J) <(tmq-dump -d B -J)
 	assert_success
 }
 

@@ -225,8 +225,8 @@ for l in sys.stdin:
 	tmq-get -J ty >out.jsonl
 	[ "$(wc -l <out.jsonl)" -eq 6 ]
 	assert_strict_jsonl out.jsonl
-	# A payload that is not strict JSON comes as a string of its text
-	# (the type says it is typed); a strict one as it is.
+	# A payload that is not strict JSON on one line comes as a string of
+	# its exact text (the type says it is typed); a strict one as it is.
 	run python3 -c '
 import json, sys
 for l in open("out.jsonl"):
@@ -237,7 +237,7 @@ for l in open("out.jsonl"):
 3 Order str "{\"s\": \"\\ud800\"}"
 4 Order str "{\"s\": \"\\udc00 and \\ud83d\\ude00\"}"
 5 Order dict {"ok": "\ud83d\ude00", "n": -1500.0}
-6 Order dict {"id": 1, "v": [1, 2]}'
+6 Order str "{\r\n \"id\": 1,\n \"v\": [1,\n 2]\n}"'
 	run tmq-get -J -n 1 -o 4 ty
 	assert_output '{"topic":"ty","partition":0,"offset":4,"key":5,"timestamp":1795597324.0,"type":"Order","payload":{"ok": "\ud83d\ude00", "n": -1.5e3}}'
 }

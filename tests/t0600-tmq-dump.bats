@@ -80,7 +80,7 @@ make_corrupt_root() {
 	assert_strict_jsonl "$BATS_TEST_TMPDIR/ty.jsonl"
 	run cat "$BATS_TEST_TMPDIR/ty.jsonl"
 	assert_line --index 0 '{"topic":"ty","partition":0,"offset":0,"key":"18446744073709551615","timestamp":1795597320.0,"type":"Order","payload":"{\"a\": NaN, \"s\": \"\\ud800\"}"}'
-	assert_line --index 1 '{"topic":"ty","partition":0,"offset":1,"key":"9007199254740993","timestamp":1795597321.0,"type":"Order","payload":{"ok":  true}}'
+	assert_line --index 1 '{"topic":"ty","partition":0,"offset":1,"key":"9007199254740993","timestamp":1795597321.0,"type":"Order","payload":"{\"ok\":\n true}"}'
 	# The whole reference root, too.
 	tmq-dump -J -d "$VECTORS/root" >"$BATS_TEST_TMPDIR/all.jsonl"
 	assert_strict_jsonl "$BATS_TEST_TMPDIR/all.jsonl"

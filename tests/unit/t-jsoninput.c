@@ -77,6 +77,12 @@ main(void)
 	is_int(m.payload.type_index, 2, "type index");
 	ok(m.payload.len == strlen(typed) && memcmp(m.payload.data, typed,
 	    strlen(typed)) == 0, "typed payload as written");
+	is_int(m.as_text, 0, "... an object, not text");
+	is_int(parse(&u64, "{\"type\":\"Refund\",\"payload\":"
+	    "\"{\\\"a\\\":\\nNaN}\"}", &e), 0, "typed payload as a string");
+	is_int(m.as_text, 1, "... is the object's text");
+	ok(m.payload.len == 10 && memcmp(m.payload.data, "{\"a\":\nNaN}",
+	    10) == 0, "... unescaped");
 
 	is_int(parse(&c4, "{\"tstype\":\"create\",\"ts\":1700000000123,"
 	    "\"broker\":1,\"key\":null,\"payload\":null}", &e), 0, "kcat's shape");
