@@ -57,6 +57,61 @@ get_int(struct json_object *root, const char *field, long long *v,
 	return 0;
 }
 
+/* "partitions" as the library reads it: it takes int() of whatever the
+ * definition holds, and its create_topic writes what it was given, so a
+ * count passed as 3.0 (a float) or "3" (from an environment variable or a
+ * command line) makes a topic its producers and consumers use.  We take
+ * the same: an integer, a number with an integral value, or a string of
+ * one as Python's int() reads it (ASCII digits, single underscores between
+ * them, an optional sign, surrounding white space).  A fraction, which
+ * int() would cut, is refused rather than guessed at. */
+static int
+get_count(struct json_object *root, const char *field, long long *v,
+    struct tmq_error *e)
+{
+	struct json_object *o;
+	const char *s, *end;
+	long long x = 0;
+	int neg = 0, digits = 0;
+	double d;
+
+	if (!json_object_object_get_ex(root, field, &o))
+		return tmq_fail(e, "missing \"%s\"", field);
+	if (json_object_is_type(o, json_type_double)) {
+		d = json_object_get_double(o);
+		if (!(d >= -1e15 && d <= 1e15) || d != (double)(long long)d)
+			return tmq_fail(e, "\"%s\" is not an integer", field);
+		*v = (long long)d;
+		return 0;
+	}
+	if (!json_object_is_type(o, json_type_string))
+		return get_int(root, field, v, e);
+	s = json_object_get_string(o);
+	end = s + json_object_get_string_len(o);
+	while (s < end && strchr(" \t\n\r\v\f", *s) != NULL && *s != '\0')
+		s++;
+	while (end > s && strchr(" \t\n\r\v\f", end[-1]) != NULL &&
+	    end[-1] != '\0')
+		end--;
+	if (s < end && (*s == '+' || *s == '-'))
+		neg = *s++ == '-';
+	for (; s < end; s++) {
+		if (*s == '_' && digits > 0 && s + 1 < end && s[1] >= '0' &&
+		    s[1] <= '9')
+			continue;
+		if (*s < '0' || *s > '9')
+			return tmq_fail(e, "\"%s\" is not an integer", field);
+		if (x > (1LL << 40))
+			return tmq_fail(e, "\"%s\" out of range", field);
+		x = x * 10 + (*s - '0');
+		digits++;
+	}
+	if (digits == 0)
+		return tmq_fail(e, "\"%s\" is not an integer", field);
+	*v = neg ? -x : x;
+	return 0;
+}
+
 int
 tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
     struct tmq_error *e)
@@ -85,7 +140,7 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 		goto out;
 	}
 	if (get_int(root, "key_width", &width, e) < 0 ||
-	    get_int(root, "partitions", &parts, e) < 0)
+	    get_count(root, "partitions", &parts, e) < 0)
 		goto out;
 	if (width < -TMQ_KEY_MAX_BYTES || width > 8 ||
 	    !tmq_keytype_valid((int)width)) {

@@ -509,6 +509,73 @@ assert d["types"] == ["Order", "Refund"]
 	assert_line --index 3 "types:      ~~TWAIN~~JOINED,~~TWAIN~~ABORTJOIN,~~TWAIN~~REBALOFFER,~~TWAIN~~REBALCONFIRM,~~TWAIN~~BEGINREBAL,~~TWAIN~~ENDREBAL,~~TWAIN~~COMMIT"
 }
 
+@test "info: a partition count written as a float or a string, as the library reads it" {
+	# The library's create_topic writes the count it was given (3.0 from
+	# a division, "3" from an environment variable) and reads it back
+	# with int(): such topics work for it, and must for us.
+	mkdir -p "$TMQ_ROOT/f" "$TMQ_ROOT/s" "$TMQ_ROOT/w" "$TMQ_ROOT/bad"
+	printf '{\n"key_width": 2,\n"partitions": 3.0,\n"message_types": {}\n}' >"$TMQ_ROOT/f.twc"
+	printf '{\n"key_width": 2,\n"partitions": "3",\n"message_types": {}\n}' >"$TMQ_ROOT/s.twc"
+	printf '{"key_width": 2, "partitions": " +1_0\\n"}' >"$TMQ_ROOT/w.twc"
+	for t in f s; do
+		run --separate-stderr tmq-topic info "$t"
+		assert_success
+		assert_line --index 2 "partitions: 3"
+	done
+	run --separate-stderr tmq-topic info w
+	assert_success
+	assert_line --index 2 "partitions: 10"
+	# Keys go where the library puts them (partition_hash64(42, 3) is 0).
+	run --separate-stderr tmq-topic partition s 42
+	assert_success
+	assert_output 0
+	# What int() refuses, or would cut, is refused.
+	for v in '"3.0"' '"3__0"' '"_3"' '"3x"' '""' '" "' '"\\u00003"' 3.5 1e300 true null; do
+		printf '{"key_width": 2, "partitions": %s}' "$v" >"$TMQ_ROOT/bad.twc"
+		run --separate-stderr tmq-topic info bad
+		assert_fails_with 'tmq-topic: bad: corrupt bad.twc: "partitions" is not an integer'
+	done
+	printf '{"key_width": 2, "partitions": "99999999999999999999"}' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with 'tmq-topic: bad: corrupt bad.twc: "partitions" out of range'
+	printf '{"key_width": 2, "partitions": "-3"}' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic info bad
+	assert_fails_with 'tmq-topic: bad: corrupt bad.twc: bad partitions -3 (1 to 65536)'
+}
+
+@test "a topic the library made with its partition count as a float or a string: each reads the other's messages, keys in the same partitions" {
+	require_ref
+	mkdir -p "$TMQ_ROOT"
+	python3 - "$TMQ_ROOT" <<'EOF2'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+t.create_topic("f", "u16", 8 / 2)
+t.create_topic("s", "char4", "3")
+t.producer("f").write_message(42, "lib f")
+t.producer("s").write_message("abc", "lib s")
+EOF2
+	tmq-put -k 42 f 'tmq f'
+	tmq-put -k abc s 'tmq s'
+	run --separate-stderr tmq-get -F '%t %p %o %k %s\n' f
+	assert_success
+	assert_output $'f 2 0 42 lib f\nf 2 1 42 tmq f'
+	run --separate-stderr tmq-get -F '%t %p %o %k %s\n' s
+	assert_success
+	assert_output $'s 1 0 abc lib s\ns 1 1 abc tmq s'
+	run python3 - "$TMQ_ROOT" <<'EOF2'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+for topic in ("f", "s"):
+    c = t.consumer(topic)
+    for p in c._partitions:
+        cl = c._consumerlets[p]
+        while (m := cl.poll()) is not None:
+            print(topic, p, m.offset, m.key, m.message)
+EOF2
+	assert_success
+	assert_output $'f 2 0 42 lib f\nf 2 1 42 tmq f\ns 1 0 abc lib s\ns 1 1 abc tmq s'
+}
+
 @test "info: no such topic, bad name, corrupt definition" {
 	mkdir -p "$TMQ_ROOT"
 	run --separate-stderr tmq-topic info events
