@@ -1,5 +1,6 @@
 /* cli.c: option tables, help, usage errors (see cli.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio_ext.h>
@@ -272,6 +273,25 @@ unhide(int argc, char **argv)
 static const struct tmq_cmd *exit_cmd;
 static int stdout_closed;
 
+/* A closed 0, 1 or 2 would be taken by the first file opened: a partition
+ * file or a group's log on fd 2 would get the tool's messages as lines of
+ * the log.  Each closed one is held by /dev/null opened the wrong way
+ * round, so that using it fails as on a closed descriptor (EBADF): a
+ * write to stdout is still reported, a read of stdin still said.  In
+ * order, so that each open takes the descriptor just found closed. */
+static void
+hold_std_fds(void)
+{
+	int fd, nfd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			nfd = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+			if (nfd >= 0 && nfd != fd)
+				close(nfd);
+		}
+}
+
 int
 tmq_close_stdout(const struct tmq_cmd *cmd)
 {
@@ -319,6 +339,8 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 	int c, li;
 
 	if (built != cmd) {
+		if (exit_cmd == NULL)
+			hold_std_fds();
 		n = 0;
 		for (o = cmd->opts; o->lng != NULL; o++) {
 			/* A table that would let an option through unchecked,

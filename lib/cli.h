@@ -71,10 +71,12 @@ struct tmq_cmd {
  * what they print: main() then returns 0. */
 #define TMQ_OPT_DONE (-2)
 
-/* getopt_long over the table.  The first call also arranges that a write
- * error on standard output, found when it is flushed and closed at exit,
- * is reported and makes the exit status 1 (tmq_close_stdout), whatever
- * path main() took.  Returns the option (its short letter, or
+/* getopt_long over the table.  The first call, which must come before the
+ * tool opens any file, holds a closed standard input, output or error
+ * (/dev/null, unusable: no file of the root can become one of them), and
+ * arranges that a write error on standard output, found when it is flushed
+ * and closed at exit, is reported and makes the exit status 1
+ * (tmq_close_stdout), whatever path main() took.  Returns the option (its short letter, or
  * the value given for long-only ones), -1 at the end, '?' on a usage error
  * (the message is already on stderr), or TMQ_OPT_DONE. */
 int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);

@@ -1169,3 +1169,21 @@ EOF
 	run tmq-get ev
 	assert_output ''
 }
+
+@test "a closed standard error: a refusal's message never lands in the partition file" {
+	# The first file opened takes the lowest free descriptor: with fd 2
+	# closed, the partition file became "stderr", and the message for a
+	# bad record was appended to the topic as a corrupt line.
+	tmq-topic create ev -t A
+	run --separate-stderr bash -c '{ echo "{\"x\":1}"
+		end=$((SECONDS + 120))
+		until [ "$(tmq-get ev)" = "{\"x\":1}" ] || [ $SECONDS -ge $end ]
+		do sleep 0.05; done
+		echo notjson; echo "{\"x\":2}"; } | tmq-put -T A ev 2>&-'
+	assert_equal "$status" 1
+	run --separate-stderr tmq-dump --verify ev
+	assert_success
+	assert_output '1 files, 2 lines, 0 corrupt'
+	run tmq-get ev
+	assert_output $'{"x":1}\n{"x":2}'
+}
