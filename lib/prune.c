@@ -91,6 +91,11 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 	size_t n, i;
 	int afd = -1, rc = 0;
 
+	/* A group's old days hold its commits and members: pruned, the group
+	 * would read its topic again from the start. */
+	if (tmq_is_group_topic(t->name))
+		return tmq_fail(e, "%s: a consumer group's log, not a topic",
+		    t->name);
 	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0)
 		return -1;
 	if (o->archive != NULL && !o->dry_run &&

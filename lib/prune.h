@@ -17,7 +17,8 @@ struct tmq_prune_opts {
 
 /* Prune t.  The newest file of each partition always stays, so producers
  * (which only append to the newest) and offsets are never disturbed:
- * offsets are in the names of the files that remain. */
+ * offsets are in the names of the files that remain.  A group's log is
+ * refused. */
 int tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
     struct tmq_error *e);
 

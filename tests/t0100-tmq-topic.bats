@@ -976,6 +976,25 @@ make_old_topic() {
 	assert_output "1 2"
 }
 
+@test "prune refuses a group's log: its old days hold the group's commits" {
+	tmq-topic create ev
+	tmq-put ev a b c
+	tmq-get -g G --window 1 --commit ev >/dev/null
+	# The group's log as if its commit were from an older day, and a
+	# newer day file after it.
+	mv "$TMQ_ROOT"/--group--G/0-*.tmf "$TMQ_ROOT/--group--G/0-20260101_0.tmf"
+	tmq-group rebalance G --window 1
+	for dry in --dry-run ""; do
+		run --separate-stderr tmq-topic prune --before 1d $dry -- --group--G
+		assert_fails_with "tmq-topic: --group--G: a consumer group's log, not a topic"
+		assert_output ""
+	done
+	[ -f "$TMQ_ROOT/--group--G/0-20260101_0.tmf" ]
+	run tmq-get -g G --window 1 ev
+	assert_success
+	assert_output ""
+}
+
 @test "prune: Nd means N days ago; --before is required and checked" {
 	make_old_topic
 	run tmq-topic prune old --before 1d --dry-run
