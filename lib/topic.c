@@ -391,7 +391,10 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 				    types[i]);
 	}
 	snprintf(path, sizeof path, "%s.twc", name);
-	if (faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	/* A definition left by the library's delete_topic is replaced (the
+	 * rename in write_def), as the library's create_topic replaces it. */
+	if (faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !tmq_topic_leftover(rootfd, name))
 		return tmq_fail(e, "%s: topic exists", name);
 	if (tmq_mkdir_follow(rootfd, name) < 0) {
 		if (errno == EEXIST)
@@ -523,6 +526,11 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		nm = strndup(de->d_name, len - 4);
 		if (nm == NULL)
 			goto oom;
+		/* Deleted by the library: its definition is all that is left. */
+		if (tmq_topic_leftover(fd, nm)) {
+			free(nm);
+			continue;
+		}
 		v[cnt++] = nm;
 	}
 	closedir(d);
@@ -559,4 +567,21 @@ tmq_topic_exists(int rootfd, const char *name)
 		return 0;
 	snprintf(def, sizeof def, "%s.twc", name);
 	return fstatat(rootfd, def, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+int
+tmq_topic_leftover(int rootfd, const char *name)
+{
+	char def[TMQ_NAME_MAX + 8];
+	struct stat st;
+
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strlen(name) > TMQ_NAME_MAX)
+		return 0;
+	snprintf(def, sizeof def, "%s.twc", name);
+	if (fstatat(rootfd, def, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	return fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT;
 }

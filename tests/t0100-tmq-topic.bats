@@ -227,6 +227,71 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 	assert_output $'alpha\nm.i-d_1\nzeta'
 }
 
+@test "a definition left without its directory (the library's delete_topic): not listed, created anew, deleted" {
+	# The library deletes a topic by removing its directory and leaves
+	# NAME.twc; for it the topic no longer exists (topic_exists is
+	# False) and create_topic makes it again over the old definition.
+	tmq-topic create -p 3 ev
+	tmq-topic create other
+	tmq-put ev x
+	rm -r "$TMQ_ROOT/ev"
+	run --separate-stderr tmq-topic list
+	assert_success
+	assert_output other
+	run --separate-stderr tmq-topic list -l
+	assert_success
+	assert_output --partial other
+	refute_output --partial ev
+	run --separate-stderr tmq-topic list --prometheus
+	assert_success
+	refute_output --partial 'topic="ev"'
+	run --separate-stderr tmq-topic info ev
+	assert_fails_with "tmq-topic: ev: topic directory is missing"
+	run --separate-stderr tmq-topic create -p 2 ev
+	assert_success
+	run twc_field "$TMQ_ROOT/ev.twc" 'd["partitions"]'
+	assert_output 2
+	tmq-put ev y
+	run --separate-stderr tmq-get ev
+	assert_output y
+	# and delete takes the leftover away
+	rm -r "$TMQ_ROOT/ev"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	[ ! -e "$TMQ_ROOT/ev.twc" ]
+	run --separate-stderr tmq-topic delete -y ev
+	assert_fails_with "tmq-topic: ev: no such topic"
+	# A directory without its definition is still a topic in the making
+	# (or half deleted): create refuses it.
+	mkdir "$TMQ_ROOT/half"
+	run --separate-stderr tmq-topic create half
+	assert_fails_with "tmq-topic: half: topic exists"
+}
+
+@test "a topic the library deleted: tmq creates it again, and the library reads it" {
+	require_ref
+	tmq-topic create -p 2 ev
+	tmq-put -k 1 ev old
+	python3 - "$TMQ_ROOT" <<'EOF2'
+import builtins, sys, twainmq
+builtins.input = lambda prompt: "YES" + prompt[-1]
+twainmq.Twain(sys.argv[1]).delete_topic("ev")
+EOF2
+	[ -f "$TMQ_ROOT/ev.twc" ]
+	run --separate-stderr tmq-topic list
+	assert_output ""
+	tmq-topic create -p 3 ev
+	tmq-put -k 1 ev new
+	run python3 - "$TMQ_ROOT" <<'EOF2'
+import sys, twainmq
+t = twainmq.Twain(sys.argv[1])
+c = t.consumer("ev")
+print(len(c._partitions), [m.message for m in c.poll_many(10)])
+EOF2
+	assert_success
+	assert_output "3 ['new']"
+}
+
 @test "names that begin with '.' are topics like any other, listed everywhere" {
 	tmq-topic create .hidden
 	tmq-topic create alpha
