@@ -44,12 +44,26 @@ whole_file(struct flock *fl, short type)
 	fl->l_whence = SEEK_SET;
 }
 
+/* How often the lock is taken again when a sweep removed the file first
+ * (or held it, to remove it): each time means a sweep ran meanwhile. */
+#define HOLD_TRIES 100
+
+static int
+same_file(int dfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 &&
+	    fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int
 tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 {
 	struct flock fl;
 	char name[64];
-	int dfd;
+	int dfd, try;
 
 	*fd = -1;
 	live_name(tag, name, sizeof name);
@@ -63,23 +77,41 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 			    "followed)");
 		return tmq_fail_errno(e, ".tmq");
 	}
-	*fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-	    0666);
-	if (*fd < 0) {
-		tmq_fail_errno(e, ".tmq/%s", name);
-		close(dfd);
-		return -1;
-	}
-	tmq_mode_follow(dfd, *fd);
-	whole_file(&fl, F_WRLCK);
-	if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
-		/* No locks here (ENOLCK, EINVAL): an unlocked file would
-		 * read as a dead member, so leave none. */
-		unlinkat(dfd, name, 0);
+	for (try = 0; try < HOLD_TRIES; try++) {
+		*fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC |
+		    O_NOFOLLOW, 0666);
+		if (*fd < 0) {
+			tmq_fail_errno(e, ".tmq/%s", name);
+			close(dfd);
+			return -1;
+		}
+		tmq_mode_follow(dfd, *fd);
+		whole_file(&fl, F_WRLCK);
+		if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
+			if (errno == EAGAIN || errno == EACCES) {
+				/* A sweep holds it, to remove it. */
+				close(*fd);
+				*fd = -1;
+				usleep(1000);
+				continue;
+			}
+			/* No locks here (ENOLCK, EINVAL): an unlocked file
+			 * would read as a dead member, so leave none. */
+			unlinkat(dfd, name, 0);
+			close(*fd);
+			*fd = -1;
+			break;
+		}
+		/* A sweep that found the file before it was locked may have
+		 * removed it since: the lock is then on no file at all. */
+		if (same_file(dfd, name, *fd))
+			break;
 		close(*fd);
 		*fd = -1;
 	}
 	close(dfd);
+	if (try == HOLD_TRIES)
+		return tmq_fail(e, ".tmq/%s: removed as soon as made", name);
 	return 0;
 }
 
@@ -132,14 +164,24 @@ tmq_live_probe(int logdirfd, uint64_t tag)
 	return l;
 }
 
+/* Remove the file when no one holds its lock: under a lock of our own,
+ * so that a member taking it meanwhile waits and then makes a new one
+ * (tmq_live_hold), and on the file we locked, not one made since. */
 static void
 forget_in(int dfd, uint64_t tag)
 {
+	struct flock fl;
 	char name[64];
+	int fd;
 
 	live_name(tag, name, sizeof name);
-	if (probe_in(dfd, tag) == TMQ_LIVE_DEAD)
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	whole_file(&fl, F_RDLCK);
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0 && same_file(dfd, name, fd))
 		unlinkat(dfd, name, 0);
+	close(fd);
 }
 
 void
@@ -164,45 +206,92 @@ find_offer(const struct tmq_offer *o, unsigned n, uint32_t id)
 	return NULL;
 }
 
-void
-tmq_live_sweep(const struct tmq_group *g)
+int
+tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 {
 	struct dirent *d;
+	size_t cap = 0;
 	DIR *dir;
 	int fd;
 
-	if ((fd = dot_dir(g->log.dirfd, 0)) < 0)
-		return;
+	*tags = NULL;
+	*n = 0;
+	if ((fd = dot_dir(logdirfd, 0)) < 0)
+		return 0;
 	dir = fdopendir(fd);
 	if (dir == NULL) {
 		close(fd);
-		return;
+		return -1;
 	}
 	while ((d = readdir(dir)) != NULL) {
 		unsigned long long tag;
-		unsigned i;
 		char *end;
-		int holds = 0;
 
 		if (strncmp(d->d_name, "live.", 5) != 0)
 			continue;
 		errno = 0;
 		tag = strtoull(d->d_name + 5, &end, 16);
-		if (errno != 0 || *end != '\0' || end == d->d_name + 5)
+		if (errno != 0 || *end != '\0' || end == d->d_name + 5 ||
+		    probe_in(dirfd(dir), (uint64_t)tag) != TMQ_LIVE_DEAD)
 			continue;
-		for (i = 0; i < g->nmembers && !holds; i++) {
-			const struct tmq_gmember *m = &g->members[i];
-			const struct tmq_offer *o;
+		if (*n == cap) {
+			uint64_t *nt;
 
-			if (!m->claimed || m->tag != tag)
-				continue;
-			o = find_offer(g->assigned, g->nassigned, m->id);
-			holds = o != NULL && o->ngot > 0;
+			cap = cap ? 2 * cap : 16;
+			nt = realloc(*tags, cap * sizeof *nt);
+			if (nt == NULL) {
+				closedir(dir);
+				free(*tags);
+				*tags = NULL;
+				*n = 0;
+				return -1;
+			}
+			*tags = nt;
 		}
-		if (!holds)
-			forget_in(dirfd(dir), (uint64_t)tag);
+		(*tags)[(*n)++] = (uint64_t)tag;
 	}
 	closedir(dir);
+	return 0;
+}
+
+/* Whether the member with this tag may still hold partitions: it holds
+ * some, offers in the rebalance under way, or was heard from since the
+ * last one ended (it may offer yet, for all the state knows). */
+static int
+may_hold(const struct tmq_group *g, uint64_t tag)
+{
+	unsigned i;
+
+	for (i = 0; i < g->nmembers; i++) {
+		const struct tmq_gmember *m = &g->members[i];
+		const struct tmq_offer *o;
+
+		if (!m->claimed || m->tag != tag)
+			continue;
+		o = find_offer(g->assigned, g->nassigned, m->id);
+		if (o != NULL && o->ngot > 0)
+			return 1;
+		if (g->rebalancing &&
+		    find_offer(g->offers, g->noffers, m->id) != NULL)
+			return 1;
+		return !m->left && (!g->have_assignment ||
+		    m->last_offset > g->ended_offset);
+	}
+	return 0;	/* never claimed: it died before its JOINED */
+}
+
+void
+tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
+{
+	size_t i;
+	int fd;
+
+	if (n == 0 || (fd = dot_dir(g->log.dirfd, 0)) < 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (!may_hold(g, tags[i]))
+			forget_in(fd, tags[i]);
+	close(fd);
 }
 
 enum tmq_liveness

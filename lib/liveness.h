@@ -11,6 +11,7 @@
 #ifndef TMQ_LIVENESS_H
 #define TMQ_LIVENESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -24,17 +25,30 @@ enum tmq_liveness {
 };
 
 /* Take the lock for tag: *fd holds it (-1 when the filesystem has no
- * locks: the member then goes unvouched, like the library's). */
+ * locks: the member then goes unvouched, like the library's).  The file
+ * is made, then locked: a sweep may remove it in between, so the lock is
+ * taken again until the file under the name is the one locked. */
 int tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e);
 /* Leaving: remove the file, then drop the lock. */
 void tmq_live_release(int logdirfd, uint64_t tag, int fd);
 enum tmq_liveness tmq_live_probe(int logdirfd, uint64_t tag);
-/* Remove a dead member's file (when it is still dead). */
+/* Remove a dead member's file (when it is still dead: the removal holds
+ * a lock on it, which no live holder lets it take). */
 void tmq_live_forget(int logdirfd, uint64_t tag);
 
-/* After a rebalance: remove the files of dead members that hold nothing
- * in it (their partitions have moved; nobody need probe them again). */
-void tmq_live_sweep(const struct tmq_group *g);
+/* A sweep, in two steps.  First the tags whose files no lock holds now
+ * (*tags malloc'ed, or NULL when there are none); then, once the caller
+ * has read the group's log to its end, tmq_live_sweep removes the files of
+ * those that can never hold partitions again: unclaimed, or holding
+ * nothing in the last rebalance, offering nothing in the one under way,
+ * and not heard from since the last one ended.  In that order, every line
+ * a dead member wrote is in the state that decides: a file removed on a
+ * state behind the log (a reader blocked on a pipe) could be that of a
+ * member that joined, offered and died meanwhile, whose partitions would
+ * then stay with a member nobody can see is dead. */
+int tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n);
+void tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags,
+    size_t n);
 
 /* The liveness of a member of the group by id (unknown when the id was
  * never claimed). */

@@ -102,7 +102,9 @@ confirm(struct tmq_member *mb, struct tmq_error *e)
 	m.nparts = n;
 	if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
 		return -1;
-	tmq_live_sweep(&mb->g);
+	/* The files of members whose partitions have moved can go, but
+	 * not on this state: it may be far behind the log (see sweep). */
+	mb->sweep_due = 1;
 	return 0;
 }
 
@@ -280,8 +282,28 @@ holder_died(struct tmq_member *mb)
 	return 0;
 }
 
-int
-tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
+/* Remove the lock files of dead members that can hold nothing again
+ * (tmq_live_sweep): those found dead first, then the log read to its end,
+ * so that every line they wrote before they died is in the state that
+ * decides. */
+static int
+sweep(struct tmq_member *mb, struct tmq_error *e)
+{
+	uint64_t *dead;
+	size_t n;
+	int rc = 0;
+
+	mb->sweep_due = 0;
+	if (tmq_live_dead(mb->g.log.dirfd, &dead, &n) < 0)
+		return 0;	/* best effort: the files only take room */
+	if (n > 0 && (rc = drain(mb, 0, 0, NULL, e)) == 0)
+		tmq_live_sweep(&mb->g, dead, n);
+	free(dead);
+	return rc;
+}
+
+static int
+step(struct tmq_member *mb, struct tmq_error *e)
 {
 	struct tmq_gmsg m;
 	double now;
@@ -314,6 +336,14 @@ tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 		}
 	}
 	return 0;
+}
+
+int
+tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
+{
+	if (step(mb, e) < 0)
+		return -1;
+	return mb->has_id && mb->sweep_due ? sweep(mb, e) : 0;
 }
 
 int

@@ -17,6 +17,7 @@ struct tmq_member {
 	uint64_t tag;
 	unsigned *held, nheld;		/* partitions held now */
 	int settled;			/* holds a confirmed share */
+	int sweep_due;			/* confirmed since the last sweep */
 	uint64_t answered;		/* BEGINREBAL we offered for, + 1 */
 	uint64_t ended;			/* BEGINREBAL we wrote ENDREBAL for, + 1 */
 	int livefd;			/* holds our liveness lock, or -1 */

@@ -468,15 +468,70 @@ import json, sys
 log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]):]
 print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "$before"
 	assert_output "[(1, 'BEGINREBAL'), (1, 'REBALOFFER'), (1, 'ENDREBAL'), (1, 'REBALCONFIRM')]"
-	# b's lock file went with the rebalance that moved its partitions.
-	run ls -A -- "$TMQ_ROOT/--group--G/.tmq"
-	assert_output --regexp '^(lock'$'\n'')?live\.[0-9a-f]{16}$'
+	# b's lock file goes once the rebalance has moved its partitions (a
+	# sweeps on its next look at the log).
+	wait_until only_own_lock
 
 	: >"$BATS_TEST_TMPDIR/want"
 	put_batch 1 60 "$BATS_TEST_TMPDIR/want"
 	wait_until lines_at_least 60 "$BATS_TEST_TMPDIR/a.out"
 	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
 	assert_output "60 read, 0 duplicated, 0 missing, 0 unexpected"
+}
+
+# only_own_lock: G's .tmq holds one member's lock file (and the -P lock).
+only_own_lock() {
+	local left
+	left=$(ls -A -- "$TMQ_ROOT/--group--G/.tmq" | grep -vx lock)
+	[[ $left =~ ^live\.[0-9a-f]{16}$ ]]
+}
+
+# append_log MSG...: append group messages ID:KIND:JSON (KIND: 0 JOINED,
+# 2 REBALOFFER, 4 BEGINREBAL, 5 ENDREBAL) to G's log in one write, as
+# other members would have written them; NOW1 stands for a second from now.
+append_log() {
+	python3 - "$TMQ_ROOT/--group--G" "$@" <<-'EOF'
+	import base64, os, struct, sys, time, zlib
+	d = sys.argv[1]
+	buf = b""
+	for spec in sys.argv[2:]:
+	    mid, kind, js = spec.split(":", 2)
+	    js = js.replace("NOW1", repr(time.time() + 1))
+	    raw = b"\xfb" + int(kind).to_bytes(2, "big") + js.encode()
+	    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+	    body = z.compress(raw) + z.flush()
+	    buf += (base64.b85encode(int(mid).to_bytes(4, "big")) +
+	            base64.b85encode(struct.pack(">d", time.time())) +
+	            base64.b85encode(body) + b"\n")
+	last = sorted(f for f in os.listdir(d) if f.endswith(".tmf"))[-1]
+	fd = os.open(os.path.join(d, last), os.O_WRONLY | os.O_APPEND)
+	os.write(fd, buf)
+	EOF
+}
+
+@test "a member reading the log late never takes away the lock file of one that joined and died meanwhile" {
+	tmq-topic create -k u32 -p 2 ev
+	start_member a -F '%p %o\n'
+	wait_until settled 1 2
+	# What a member blocked on its pipe reads all at once: a rebalance,
+	# its end, then member 8 joining, starting a rebalance, offering, and
+	# dying (its lock file is there, unlocked).  a confirms the first
+	# rebalance before it reads that 8 joined: its lock file must stay,
+	# or 8 is a member nobody can see die, and keeps its share for ever.
+	touch "$TMQ_ROOT/--group--G/.tmq/live.0000000000001092"
+	append_log '7:4:{"timestamp": NOW1}' '7:5:{}' \
+	    '8:0:{"tag": 4242}' '8:4:{"timestamp": NOW1}' \
+	    '8:2:{"own": [], "partitions": [0, 1]}'
+	# 8 got a partition and is seen dead: a takes both back.
+	wait_until settled 1 2
+	run settled 1 2
+	assert_output "1:0,1"
+	printf '%s\n' 0:a 1:b 2:c 3:d | tmq-put -K : ev
+	wait_until lines_at_least 4 "$BATS_TEST_TMPDIR/a.out"
+	run sort "$BATS_TEST_TMPDIR/a.out"
+	assert_output $'0 0\n0 1\n0 2\n1 0'
+	# With its partitions moved, 8's file goes.
+	wait_until only_own_lock
 }
 
 @test "describe and list probe the members' locks: alive, dead, or not known" {

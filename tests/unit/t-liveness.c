@@ -53,6 +53,50 @@ holder(int dirfd, uint64_t tag)
 	return pid;
 }
 
+/* Both steps of a sweep, on a state that is the log's (as a member does
+ * once it has read to the end). */
+static void
+sweep(const struct tmq_group *g)
+{
+	uint64_t *tags;
+	size_t n;
+
+	if (tmq_live_dead(g->log.dirfd, &tags, &n) == 0) {
+		tmq_live_sweep(g, tags, n);
+		free(tags);
+	}
+}
+
+/* Members take their locks while another process sweeps without pause:
+ * each must hold a lock on the file under its name when tmq_live_hold
+ * returns, never one on a file the sweep removed meanwhile (which would
+ * make it a member nobody can see die).  Returns how many did not. */
+static int
+hold_while_sweeping(int dirfd, int rounds)
+{
+	struct tmq_group g;
+	struct tmq_error e;
+	int i, fd, bad = 0;
+	pid_t pid;
+
+	memset(&g, 0, sizeof g);
+	g.log.dirfd = dirfd;
+	if ((pid = fork()) == 0)
+		for (;;)
+			sweep(&g);
+	for (i = 0; i < rounds; i++) {
+		uint64_t tag = 0x5000 + (uint64_t)i;
+
+		if (tmq_live_hold(dirfd, tag, &fd, &e) < 0 || fd < 0 ||
+		    tmq_live_probe(dirfd, tag) != TMQ_LIVE_YES)
+			bad++;
+		tmq_live_release(dirfd, tag, fd);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return bad;
+}
+
 static struct tmq_gmember *
 add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
 {
@@ -151,10 +195,47 @@ main(void)
 	g.nassigned = 0;
 	add_offer(&g.assigned, &g.nassigned, 1, 4, 2);
 	add_offer(&g.assigned, &g.nassigned, 3, 4, 2);
-	tmq_live_sweep(&g);
+	sweep(&g);
 	ok(!file_there(dirfd, 2), "sweep removed the dead member's file");
 	ok(file_there(dirfd, 1) && file_there(dirfd, 3),
 	    "and kept the living");
+
+	/* A dead member's file stays while it may hold partitions: 7 holds
+	 * some in the last rebalance, 8 offered in the one under way, 9 was
+	 * heard from since the last one ended (it joined, then died); 10
+	 * never claimed its id (it died before its JOINED) and goes. */
+	{
+		pid_t k;
+		uint64_t t;
+
+		for (t = 7; t <= 10; t++) {
+			k = holder(dirfd, t);
+			kill(k, SIGKILL);
+			waitpid(k, NULL, 0);
+		}
+	}
+	add_member(&g, 7, 7, 5);
+	add_member(&g, 8, 8, 5);
+	add_member(&g, 9, 9, 12);
+	add_offer(&g.assigned, &g.nassigned, 7, 4, 1);
+	add_offer(&g.offers, &g.noffers, 8, 4, 0);
+	sweep(&g);
+	ok(file_there(dirfd, 7), "sweep keeps a dead holder's file: the "
+	    "others must see it die to move its partitions");
+	ok(file_there(dirfd, 8), "and one that offered in the rebalance "
+	    "under way");
+	ok(file_there(dirfd, 9), "and one heard from since the last rebalance");
+	ok(!file_there(dirfd, 10), "an id never claimed: the file goes");
+	g.assigned[g.nassigned - 1].ngot = 0;
+	g.rebalancing = 0;
+	g.ended_offset = 20;
+	sweep(&g);
+	ok(!file_there(dirfd, 7) && !file_there(dirfd, 8) &&
+	    !file_there(dirfd, 9), "once they hold nothing, all three go");
+
+	is_int(hold_while_sweeping(dirfd, 3000), 0,
+	    "a lock taken while another process sweeps is always on the "
+	    "file under its name");
 
 	tmq_live_release(dirfd, 1, fd);
 	ok(!file_there(dirfd, 1), "release removes the file");
