@@ -3,6 +3,8 @@
  * repr of a timestamp, ISO 8601 output, UTC days, and the time syntax the
  * tools accept (tmq_time_parse), good and bad. */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,81 @@ repr_is(double t, const char *want)
 	is_int(n, strlen(want), "... and its length is returned");
 	ok(strcmp(want, "null") == 0 || strtod(buf, NULL) == t,
 	    "... which reads back as the same double");
+}
+
+/* The oracle for tmq_ts_repr: try 1..17 significant digits until the
+ * text reads back as t (the definition of repr, slowly). */
+static void
+repr_slow(double t, char *buf, size_t bufsz)
+{
+	int prec, n = 0;
+
+	for (prec = 1; prec <= 17; prec++) {
+		n = snprintf(buf, bufsz, "%.*g", prec, t);
+		if (strtod(buf, NULL) == t)
+			break;
+	}
+	if (strchr(buf, 'e') != NULL && fabs(t) >= 1e-4 && fabs(t) < 1e16)
+		for (prec = 0; prec <= 17; prec++) {
+			n = snprintf(buf, bufsz, "%.*f", prec, t);
+			if (strtod(buf, NULL) == t)
+				break;
+		}
+	if (strpbrk(buf, ".en") == NULL && (size_t)n + 2 < bufsz)
+		strcat(buf, ".0");
+}
+
+static unsigned long bad_repr;
+
+static void
+repr_agrees(double t)
+{
+	char fast[40], slow[40];
+
+	tmq_ts_repr(t, fast, sizeof fast);
+	repr_slow(t, slow, sizeof slow);
+	if (strcmp(fast, slow) != 0 && bad_repr++ < 5)
+		diag("repr(%.17g): %s, not %s", t, fast, slow);
+}
+
+/* repr over the doubles timestamps are and the edges of its exact path:
+ * random bits in [1, 2^53), times of this century to the microsecond (as
+ * the library writes them), short decimals, powers of two with their
+ * neighbours (a gap below half the one above), integers. */
+static void
+repr_many(void)
+{
+	unsigned long i, n = 0;
+	double t, p2;
+	uint64_t x = 0x9E3779B97F4A7C15u;
+
+	for (i = 0; i < 100000; i++, n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		t = ldexp(1.0 + (double)(x >> 12) / 4503599627370496.0,
+		    (int)(x % 53));
+		repr_agrees(t);
+	}
+	for (i = 0; i < 100000; i++, n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		t = 946684800.0 + (double)(x % 3155760000000000u) / 1e6;
+		repr_agrees(t);
+	}
+	for (i = 0; i < 20000; i++, n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		t = (double)(x % 100000000000u) / pow(10, (double)(x % 12));
+		repr_agrees(t);
+	}
+	for (p2 = 0.25; p2 <= 18014398509481984.0; p2 *= 2, n += 5) {
+		repr_agrees(p2);
+		repr_agrees(nextafter(p2, 0));
+		repr_agrees(nextafter(p2, INFINITY));
+		repr_agrees(nextafter(nextafter(p2, 0), 0));
+		repr_agrees(p2 - 1);
+	}
+	for (t = 0.5; t < 2e4; t += 0.5, n++)
+		repr_agrees(t);
+	ok(bad_repr == 0, "repr agrees with the digit-by-digit search on %lu "
+	    "doubles (%lu differ)", n, bad_repr);
 }
 
 static void
@@ -169,8 +246,14 @@ main(void)
 	repr_is(1.5e-07, "1.5e-07");
 	repr_is(1e-300, "1e-300");
 	repr_is(5e-324, "5e-324");
+	repr_is(1.0, "1.0");
+	repr_is(1.5, "1.5");
+	repr_is(1796052492.104842, "1796052492.104842");
+	repr_is(9007199254740991.0, "9007199254740991.0");
+	repr_is(4503599627370495.5, "4503599627370495.5");
 	repr_is(NAN, "null");
 	repr_is(INFINITY, "null");
+	repr_many();
 	/* Decoding the smallest subnormal from its text. */
 	is_int(tmq_ts_decode("0000000001", &t), 0, "0000000001 decodes");
 	ok(t == 5e-324, "... to the smallest subnormal");
