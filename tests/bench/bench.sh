@@ -59,6 +59,18 @@ if command -v taskset >/dev/null 2>&1; then
 	echo "tmq-put on one core: $put1 records/s, $putc records per CPU second"
 	echo "tmq-get on one core: $get1 records/s, $getc records per CPU second"
 fi
+# A copy through JSON lines, as a backup and its restore do: tmq-get -J
+# into a file, then tmq-put -J --keep-time from it into a second topic.
+progress "tmq-get -J, tmq-put -J..."
+"$BIN/tmq-topic" create benchj -k u32 -p 4
+t0=$(now)
+"$BIN/tmq-get" -J bench >"$work/bench.jsonl"
+t1=$(now)
+"$BIN/tmq-put" -J --keep-time benchj <"$work/bench.jsonl"
+t2=$(now)
+rm -f "$work/bench.jsonl"
+echo "tmq-get -J: $(rate "$N" "$t0" "$t1") records/s"
+echo "tmq-put -J --keep-time: $(rate "$N" "$t1" "$t2") records/s"
 echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
 echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
 "$FLOOR" <"$work/records" | tee "$work/floor"
