@@ -46,13 +46,24 @@ skip_ws(const char *s, size_t i, size_t n)
 	return i;
 }
 
+/* Past the string at s[i] ('"'), found with memchr: a payload is most of
+ * a line, and this runs over it for every numeric key. */
 static size_t
 skip_string(const char *s, size_t i, size_t n)
 {
-	for (i++; i < n && s[i] != '"'; i++)
-		if (s[i] == '\\')
-			i++;
-	return i + 1;
+	const char *q;
+	size_t j, b;
+
+	for (i++; i < n; i = j + 1) {
+		if ((q = memchr(s + i, '"', n - i)) == NULL)
+			return n;
+		j = (size_t)(q - s);
+		for (b = j; b > i && s[b - 1] == '\\'; b--)
+			;
+		if ((j - b) % 2 == 0)	/* not escaped */
+			return j + 1;
+	}
+	return n;
 }
 
 static size_t
