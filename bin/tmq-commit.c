@@ -33,6 +33,7 @@ static const struct tmq_cmd cmd = {
 	"input (committed whenever the input pauses).",
 	"group",
 	options,
+	NULL,
 	NULL
 };
 

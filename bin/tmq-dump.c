@@ -36,6 +36,7 @@ static const struct tmq_cmd cmd = {
 	"root when no operand is given).",
 	"topic file",
 	options,
+	NULL,
 	NULL
 };
 

@@ -74,7 +74,8 @@ static const struct tmq_cmd cmd = {
 	"Read messages from topics, partitions in turn, one message each.",
 	"topic",
 	options,
-	NULL
+	NULL,
+	"commit offset-reset"
 };
 
 static volatile sig_atomic_t stop;

@@ -75,7 +75,8 @@ static const struct tmq_cmd cmd = {
 	"tmq root.",
 	NULL,
 	options,
-	subs
+	subs,
+	"to shift-by force yes"
 };
 
 struct args {

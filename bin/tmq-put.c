@@ -52,6 +52,7 @@ static const struct tmq_cmd cmd = {
 	"of standard input.",
 	"topic",
 	options,
+	NULL,
 	NULL
 };
 

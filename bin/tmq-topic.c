@@ -82,7 +82,8 @@ static const struct tmq_cmd cmd = {
 	"of a tmq root.",
 	NULL,
 	options,
-	subs
+	subs,
+	"before yes with-groups"
 };
 
 struct args {

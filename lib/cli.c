@@ -190,6 +190,16 @@ short_option(const struct tmq_cmd *cmd, int c)
 	return NULL;
 }
 
+/* The option getopt_long returned: by its index in the table when it
+ * was given by its long name (li >= 0), else by its letter. */
+static const struct tmq_option *
+option_of(const struct tmq_cmd *cmd, int c, int li)
+{
+	if (li >= 0)
+		return cmd->opts[li].lng != NULL ? &cmd->opts[li] : NULL;
+	return short_option(cmd, c);
+}
+
 /* Whether the long option w (to its '=', if any) takes its argument from
  * the next word; getopt_long takes unique prefixes too. */
 static int
@@ -268,6 +278,58 @@ unhide(int argc, char **argv)
 	free(hidden);
 	hidden = NULL;
 	nhidden = 0;
+}
+
+/* Whether the long option name is in the tool's list of those taken only
+ * whole. */
+static int
+is_whole(const struct tmq_cmd *cmd, const char *name)
+{
+	const char *p = cmd->whole;
+	size_t len = strlen(name), w;
+
+	while (p != NULL && *p != '\0') {
+		w = strcspn(p, " ");
+		if (w == len && strncmp(p, name, len) == 0)
+			return 1;
+		p += w;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* How many names a list of those taken whole has. */
+static size_t
+whole_count(const char *p)
+{
+	size_t n = 0;
+
+	for (p += strspn(p, " "); *p != '\0'; p += strspn(p, " ")) {
+		p += strcspn(p, " ");
+		n++;
+	}
+	return n;
+}
+
+/* The word of the long option getopt_long has just returned: the one
+ * before optind, or the one before its argument when that came apart. */
+static const char *
+opt_word(char **argv, const char *arg)
+{
+	if (arg != NULL && optind >= 2 && argv[optind - 1] == arg)
+		return argv[optind - 2];
+	return argv[optind - 1];
+}
+
+/* Whether that word ("--dry", "--y=x") stops short of the name. */
+static int
+abbreviated(const char *name, char **argv, const char *arg)
+{
+	const char *w = opt_word(argv, arg);
+
+	if (strncmp(w, "--", 2) != 0)
+		return 0;
+	return strcspn(w + 2, "=") < strlen(name);
 }
 
 static const struct tmq_cmd *exit_cmd;
@@ -353,6 +415,15 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 			}
 			n++;
 		}
+		/* So is a name in the list of those taken whole that is no
+		 * option: what it meant to guard would be abbreviable. */
+		for (i = 0, o = cmd->opts; o->lng != NULL; o++)
+			i += is_whole(cmd, o->lng);
+		if (cmd->whole != NULL && i != whole_count(cmd->whole)) {
+			fprintf(stderr, "%s: a name taken whole is no option\n",
+			    cmd->name);
+			abort();
+		}
 		free(longs);
 		free(given_order);
 		free(given_long);
@@ -393,6 +464,27 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 	}
 	li = -1;
 	c = getopt_long(argc, argv, shorts, longs, &li);
+	if (c != -1 && c != '?' && c != ':' && li >= 0 && (size_t)li < n &&
+	    is_whole(cmd, cmd->opts[li].lng) &&
+	    abbreviated(cmd->opts[li].lng, argv, optarg)) {
+		fprintf(stderr, "%s: '%.*s': write --%s in full\n", cmd->name,
+		    (int)strcspn(opt_word(argv, optarg), "="),
+		    opt_word(argv, optarg), cmd->opts[li].lng);
+		c = '?';
+	}
+	/* "-d ''" from an unset variable would be the default root: a delete
+	 * there instead of where it was meant. */
+	if (c != -1 && c != '?' && c != ':' && optarg != NULL &&
+	    *optarg == '\0' && (o = option_of(cmd, c, li)) != NULL &&
+	    (o->kind == TMQ_ARG_DIR || o->kind == TMQ_ARG_FILE)) {
+		if (li >= 0)
+			fprintf(stderr, "%s: --%s: empty %s name\n", cmd->name,
+			    o->lng, o->kind == TMQ_ARG_DIR ? "directory" : "file");
+		else
+			fprintf(stderr, "%s: -%c: empty %s name\n", cmd->name,
+			    o->shrt, o->kind == TMQ_ARG_DIR ? "directory" : "file");
+		c = '?';
+	}
 	if (c != -1 && c != '?' && c != ':') {
 		int was_long = li >= 0;
 

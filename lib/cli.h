@@ -56,6 +56,10 @@ struct tmq_cmd {
 	const struct tmq_option *opts;	/* ends with a zeroed entry */
 	const struct tmq_subcmd *subs;	/* ends with a zeroed entry; NULL
 					 * for a tool without subcommands */
+	const char *whole;		/* the long options taken only by their
+					 * whole name, never abbreviated, ' '-
+					 * separated: those that delete, move
+					 * offsets or answer for the user */
 };
 
 /* The options every tool has, to put at the end of its table. */

@@ -1144,6 +1144,42 @@ make_old_topic() {
 	assert_usage_error tmq-topic "--json is for list and info, not partition"
 }
 
+@test "--yes, --with-groups and --before are taken only in full; other options abbreviate" {
+	# getopt_long takes any unique prefix: '--y' said yes for the user,
+	# '--with' deleted the groups too, '--bef' pruned.
+	tmq-topic create t
+	tmq-put t a
+	tmq-get -g G --window 1 --commit t >/dev/null
+	run --separate-stderr tmq-topic delete t --y
+	assert_usage_error tmq-topic "'--y': write --yes in full"
+	run --separate-stderr tmq-topic delete t --yes --with
+	assert_usage_error tmq-topic "'--with': write --with-groups in full"
+	run --separate-stderr tmq-topic delete t --yes --with-grou
+	assert_usage_error tmq-topic "'--with-grou': write --with-groups in full"
+	run --separate-stderr tmq-topic prune t --bef=1d
+	assert_usage_error tmq-topic "'--bef': write --before in full"
+	[ -e "$TMQ_ROOT/t.twc" ]
+	[ -e "$TMQ_ROOT/--group--G.twc" ]
+	run --separate-stderr tmq-topic prune t --before 1d --dry
+	assert_success
+	run --separate-stderr tmq-topic list --lo
+	assert_success
+	assert_line --index 1 --regexp '^t +u16 +1 +1 '
+}
+
+@test "an empty -d or --archive is a usage error, not the default root" {
+	# -d "$ROOT" with ROOT unset: the default root is not where the
+	# command was meant to go.
+	tmq-topic create t
+	run --separate-stderr tmq-topic delete -y -d '' t
+	assert_usage_error tmq-topic "-d: empty directory name"
+	run --separate-stderr tmq-topic delete -y --root= t
+	assert_usage_error tmq-topic "--root: empty directory name"
+	run --separate-stderr tmq-topic prune t --before 1d --archive ''
+	assert_usage_error tmq-topic "--archive: empty directory name"
+	[ -e "$TMQ_ROOT/t.twc" ]
+}
+
 @test "-h lists every command, and each option with the commands that take it" {
 	run --separate-stderr tmq-topic -h
 	assert_success

@@ -948,6 +948,21 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_equal "${stderr_lines[1]}" "Try 'tmq-get --help' for more information."
 }
 
+@test "tmq-get: --commit and --offset-reset are taken only in full; -d '' is refused" {
+	tmq-topic create ev
+	tmq-put ev a b
+	run --separate-stderr tmq-get -g G --comm ev
+	assert_usage_error tmq-get "'--comm': write --commit in full"
+	run --separate-stderr tmq-get -g G --commit --offset=now ev
+	assert_usage_error tmq-get "'--offset': write --offset-reset in full"
+	run --separate-stderr tmq-get -g G --commit -d '' ev
+	assert_usage_error tmq-get "-d: empty directory name"
+	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
+	run --separate-stderr tmq-get --foll -n 2 ev
+	assert_success
+	assert_output $'a\nb'
+}
+
 @test "tmq-get: a write error on standard output exits 1" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	mk ev

@@ -1236,6 +1236,29 @@ swap_commit() {
 	assert_usage_error tmq-group "--max-lag is for describe, not list"
 }
 
+@test "--to, --shift-by, --force and --yes are taken only in full; --dry abbreviates" {
+	# getopt_long takes any unique prefix: '--shift' moved offsets,
+	# '--for' overrode the check for active members, '--ye' deleted.
+	make_group
+	run committed
+	local before=$output
+	run --separate-stderr tmq-group reset G --shift=-1
+	assert_usage_error tmq-group "'--shift': write --shift-by in full"
+	run --separate-stderr tmq-group reset G --to now --for
+	assert_usage_error tmq-group "'--for': write --force in full"
+	run --separate-stderr tmq-group delete G --ye
+	assert_usage_error tmq-group "'--ye': write --yes in full"
+	run --separate-stderr tmq-group reset G --to now -d ''
+	assert_usage_error tmq-group "-d: empty directory name"
+	[ -e "$TMQ_ROOT/--group--G.twc" ]
+	run committed
+	assert_output "$before"
+	run --separate-stderr tmq-group reset G --to now --dry
+	assert_success
+	run committed
+	assert_output "$before"
+}
+
 @test "-h lists every command; --to shows -N" {
 	run --separate-stderr tmq-group -h
 	assert_success
