@@ -45,7 +45,7 @@ static const struct tmq_option options[] = {
 
 static const struct tmq_cmd cmd = {
 	"tmq-put",
-	"[-0bl] [-k KEY | -K SEP] [-T NAME] [--sync] [-F FILE]... TOPIC "
+	"[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... TOPIC "
 	    "[MESSAGE...]\n"
 	    "[-0] -J [--keep-time] [--sync] TOPIC [MESSAGE...]",
 	"Append messages to a topic: the MESSAGE operands, else one per line "
@@ -202,7 +202,7 @@ main(int argc, char **argv)
 	struct tmq_error e;
 	struct put pp;
 	const char *root = NULL, **files;
-	int c, fd, nfiles = 0, whole = 0, null = 0, fatal = 0, i, rc;
+	int c, fd, nfiles = 0, whole = 0, null = 0, bytes = 0, fatal = 0, i, rc;
 
 	memset(&pp, 0, sizeof pp);
 	/* --file names point into argv; there are fewer than argc of them. */
@@ -212,7 +212,7 @@ main(int argc, char **argv)
 	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
 		switch (c) {
 		case '0': null = 1; break;
-		case 'b': o.ptype = TMQ_BYTES; break;
+		case 'b': o.ptype = TMQ_BYTES; bytes = 1; break;
 		case 'F': files[nfiles++] = optarg; break;
 		case 'J': o.json = 1; break;
 		case OPT_KEEP_TIME: o.keep_time = 1; break;
@@ -225,6 +225,12 @@ main(int argc, char **argv)
 		case TMQ_OPT_DONE: rc = TMQ_EXIT_OK; goto out;
 		default: rc = TMQ_EXIT_USAGE; goto out;
 		}
+	}
+	/* Whichever came last would win, silently: messages of another kind
+	 * than meant. */
+	if (bytes && o.type_name != NULL) {
+		rc = tmq_usage_error(&cmd, "-b and -T do not go together");
+		goto out;
 	}
 	if ((rc = check_usage(&o, files, nfiles, whole, null,
 	    argc - optind)) != 0)

@@ -1187,3 +1187,18 @@ EOF
 	run tmq-get ev
 	assert_output $'{"x":1}\n{"x":2}'
 }
+
+@test "tmq-put: -b with -T, an empty -F or -d: usage errors, nothing put" {
+	# -b and -T each set the kind of the messages: the last one won.
+	tmq-topic create ev -t A
+	run --separate-stderr tmq-put -T A -b ev '{"x":1}'
+	assert_usage_error tmq-put '-b and -T do not go together'
+	run --separate-stderr tmq-put -b -T A ev '{"x":1}'
+	assert_usage_error tmq-put '-b and -T do not go together'
+	run --separate-stderr tmq-put -l -F '' ev
+	assert_usage_error tmq-put '-F: empty file name'
+	run --separate-stderr tmq-put -d '' ev x
+	assert_usage_error tmq-put '-d: empty directory name'
+	run tmq-get ev
+	assert_output ''
+}
