@@ -62,7 +62,8 @@ static const struct tmq_option options[] = {
 	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
 	    "print the new offsets, change nothing", TMQ_ON(RESET), 0 },
 	{ "force", OPT_FORCE, NULL, TMQ_ARG_NONE,
-	    "even while members are active", TMQ_ON(RESET), 0 },
+	    "even while members are active", TMQ_ON(RESET) | TMQ_ON(DELETE),
+	    0 },
 	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }
@@ -605,11 +606,21 @@ do_delete(struct args *a, const char *name)
 	struct tmq_group g;
 	struct tmq_error e;
 	char q[400], gt[TMQ_NAME_MAX + 16];
+	unsigned active;
 	int ok;
 
 	if (load(a, name, &g, NULL) < 0)
 		return TMQ_EXIT_FAIL;
+	/* As kafka-consumer-groups --delete: not while it has members (a
+	 * running one would fail, its log gone under it). */
+	active = tmq_group_active(&g);
 	tmq_group_close(&g);
+	if (active > 0 && !a->force) {
+		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
+		    name, active, active == 1 ? " is" : "s are",
+		    active == 1 ? "it" : "them");
+		return TMQ_EXIT_FAIL;
+	}
 	snprintf(q, sizeof q, "delete group '%s' and its committed offsets?",
 	    name);
 	ok = tmq_confirm(q, a->yes, &e);

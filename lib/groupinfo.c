@@ -116,6 +116,27 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 	return 0;
 }
 
+unsigned
+tmq_group_active(const struct tmq_group *g)
+{
+	unsigned i, n = 0;
+
+	/* The members tmq_ginfo_build counts, less those known dead. */
+	if (g->have_assignment)
+		for (i = 0; i < g->nassigned; i++)
+			if (g->assigned[i].nparts > 0 &&
+			    !has_left(g, g->assigned[i].member) &&
+			    tmq_live_member(g, g->assigned[i].member) !=
+			    TMQ_LIVE_DEAD)
+				n++;
+	for (i = 0; i < g->noffers; i++)
+		if (g->offers[i].nparts > 0 &&
+		    tmq_group_share(g, g->offers[i].member) == NULL &&
+		    tmq_live_member(g, g->offers[i].member) != TMQ_LIVE_DEAD)
+			n++;
+	return n;
+}
+
 void
 tmq_ginfo_free(struct tmq_ginfo *gi)
 {

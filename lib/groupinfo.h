@@ -38,4 +38,8 @@ int tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
     struct tmq_ginfo *gi, struct tmq_error *e);
 void tmq_ginfo_free(struct tmq_ginfo *gi);
 
+/* How many of the members tmq_ginfo_build would list are not known dead:
+ * those that may be running (without the topic, for delete). */
+unsigned tmq_group_active(const struct tmq_group *g);
+
 #endif

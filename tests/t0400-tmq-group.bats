@@ -918,6 +918,23 @@ p1 at 3500"
 	assert_output 0
 }
 
+@test "delete refuses while a member is active, unless --force" {
+	# As kafka-consumer-groups --delete of a group that is not empty: the
+	# running member failed, its log gone under it.
+	make_group
+	start_member a
+	wait_until settled 1 4
+	run --separate-stderr tmq-group delete -y G
+	assert_fails_with "tmq-group: G: 1 member is active: stop it or use --force"
+	[ -f "$TMQ_ROOT/--group--G.twc" ]
+	kill -0 "$(cat "$BATS_TEST_TMPDIR/a.pid")"
+	run --separate-stderr tmq-group delete -y --force G
+	assert_success
+	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
+	kill "$(cat "$BATS_TEST_TMPDIR/a.pid")" || :
+	wait "$(cat "$BATS_TEST_TMPDIR/a.pid")" || :
+}
+
 # --- the Python library as a fellow member ---------------------------------
 
 # Topic ev with a message in every partition before any member starts: the
