@@ -27,6 +27,8 @@ int
 tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 {
 	memset(p, 0, sizeof *p);
+	if (*s == '\0')
+		return tmq_fail(e, "empty position");
 	if (strcmp(s, "start") == 0 || strcmp(s, "beginning") == 0) {
 		p->kind = TMQ_POS_START;
 		return 0;
@@ -54,7 +56,7 @@ tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 	/* "1795600800.6" was once a time here; now the grammar has one
 	 * spelling for Unix seconds everywhere. */
 	if (strspn(s, "0123456789.") == strlen(s) && strchr(s, '.') ==
-	    strrchr(s, '.'))
+	    strrchr(s, '.') && strpbrk(s, "0123456789") != NULL)
 		return tmq_fail(e, "'%s': a bare number with a fraction is not "
 		    "a position (write @%s for Unix seconds)", s, s);
 	if (tmq_timespec_parse(s, tmq_now(), &p->t, NULL) < 0)

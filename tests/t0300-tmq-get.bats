@@ -957,6 +957,11 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_usage_error tmq-get "'--offset': write --offset-reset in full"
 	run --separate-stderr tmq-get -g G --commit -d '' ev
 	assert_usage_error tmq-get "-d: empty directory name"
+	# Not "a bare number with a fraction", which '' and '.' are not.
+	run --separate-stderr tmq-get -o '' ev
+	assert_usage_error tmq-get "--from: empty position"
+	run --separate-stderr tmq-get -o . ev
+	assert_usage_error tmq-get "--from: '.': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
 	run --separate-stderr tmq-get --foll -n 2 ev
 	assert_success

@@ -1267,6 +1267,8 @@ swap_commit() {
 	assert_usage_error tmq-group "'--ye': write --yes in full"
 	run --separate-stderr tmq-group reset G --to now -d ''
 	assert_usage_error tmq-group "-d: empty directory name"
+	run --separate-stderr tmq-group reset G --to ''
+	assert_usage_error tmq-group "--to: empty position"
 	[ -e "$TMQ_ROOT/--group--G.twc" ]
 	run committed
 	assert_output "$before"
