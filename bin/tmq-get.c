@@ -292,12 +292,14 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 		else
 			rc = tmq_gc_join(gc, c, fd, o->group, argv[i],
 			    o->pos.kind == TMQ_POS_NOW, o->window, &e);
-		if (rc < 0)
+		/* Told to stop meanwhile: whatever gave up (joining, a long
+		 * replay) did so on purpose. */
+		if (rc < 0 && !stop)
 			tmq_report(&cmd, &e);
 	}
 	close(fd);
 	if (rc == 0 && o->group == NULL && tmq_consumer_seek(c, &o->pos, &e) < 0)
-		rc = (tmq_report(&cmd, &e), -1);
+		rc = stop ? -1 : (tmq_report(&cmd, &e), -1);
 	return rc;
 }
 
@@ -353,8 +355,11 @@ main(int argc, char **argv)
 		goto out;
 	}
 	gc.reset = o.reset;
-	if (setup(&o, &c, &gc, argc, argv) < 0)
+	if (setup(&o, &c, &gc, argc, argv) < 0) {
+		if (stop)
+			fatal = 0;	/* a signal while setting up: exit 0 */
 		goto out;
+	}
 	gc.autocommit = o.commit;
 	gc.flush = flush_output;
 	gc.flush_arg = &out;

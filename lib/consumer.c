@@ -19,6 +19,7 @@
 #include "consumer.h"
 #include "fstype.h"
 #include "partfile.h"
+#include "stop.h"
 
 #define POLL_INTERVAL_MS 50
 
@@ -271,6 +272,11 @@ tmq_consumer_fail_source(struct tmq_consumer *c, size_t i, const struct tmq_erro
 	struct tmq_source *s = &c->src[i];
 
 	s->failed = 1;
+	/* Told to stop (SIGINT, SIGTERM): the long reads give up on purpose
+	 * ("interrupted"), and nothing more is read anyway; the partition is
+	 * not a failure, and its offsets are not committed. */
+	if (tmq_stop)
+		return;
 	c->failures++;
 	notice(c, "%s: %s", c->topics[s->topic].name, e->msg);
 }

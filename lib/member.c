@@ -201,6 +201,12 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	mb->g.notice_arg = notice_arg;
 	if (tmq_group_replay(&mb->g, e) < 0)
 		goto bad;
+	/* A replay cut short by a signal knows too little to claim an id:
+	 * write nothing. */
+	if (tmq_stop) {
+		tmq_fail(e, "group %s: interrupted while joining", group);
+		goto bad;
+	}
 	for (try = 0; try < JOIN_TRIES; try++) {
 		if (mb->g.max_key == UINT32_MAX) {
 			tmq_fail(e, "group %s: no member ids left", group);

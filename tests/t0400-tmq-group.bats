@@ -534,6 +534,48 @@ append_log() {
 	wait_until only_own_lock
 }
 
+# sigterm_caught PID: the process has its SIGTERM handler in place.
+sigterm_caught() {
+	local mask
+	mask=$(awk '/^SigCgt:/ { print $2 }' "/proc/$1/status") &&
+	    [ $((0x$mask >> 14 & 1)) = 1 ]
+}
+
+@test "SIGTERM while a member joins, or finds where to start, exits 0 and says nothing" {
+	make_group
+	# A long log, read whole by each member that joins (no snapshots):
+	# the signal comes while it is still reading it.
+	f=$(find "$TMQ_ROOT/--group--G" -maxdepth 1 -name '*.tmf')
+	python3 - "$f" <<-'EOF'
+	import base64, struct, sys, time, zlib
+	raw = b"\xfb\x00\x06" + b'{"partition_offsets":[[0,1]]}'
+	z = zlib.compressobj(9, zlib.DEFLATED, -15)
+	line = (base64.b85encode((0).to_bytes(4, "big")) +
+	        base64.b85encode(struct.pack(">d", time.time())) +
+	        base64.b85encode(z.compress(raw) + z.flush()) + b"\n")
+	with open(sys.argv[1], "ab") as out:
+	    out.write(line * 200000)
+	EOF
+	for fixed in "" "-P 0"; do
+		# shellcheck disable=SC2086
+		TMQ_SNAPSHOT_EVERY=0 tmq-get -g G $fixed ev \
+		    >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+		pid=$!
+		wait_until sigterm_caught "$pid"
+		kill -TERM "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		# Not "interrupted while joining", nor "partition 0: ...:
+		# Interrupted system call", exit 1: a stop that was asked for.
+		assert_equal "-g G $fixed: $rc $(cat "$BATS_TEST_TMPDIR/err")" "-g G $fixed: 0 "
+	done
+	# The group is as it was: a member reads all but the committed one.
+	run --separate-stderr tmq-get -g G --window 1 -F '%p %o\n' ev
+	assert_success
+	assert_equal "${#lines[@]}" 39
+	refute_line '0 0'
+}
+
 @test "describe and list probe the members' locks: alive, dead, or not known" {
 	tmq-topic create -k u32 -p 4 ev
 	start_member a
