@@ -374,9 +374,19 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 {
 	char path[TMQ_NAME_MAX + 8];
 	unsigned i, j;
+	size_t n = strlen(name);
 
 	if (tmq_any_name_check(name, e) < 0)
 		return -1;
+	/* NAME.twc would be the directory of this one and the definition of
+	 * another (NAME): the root would list a topic that is not, and
+	 * refuse to create it. */
+	if (n > 4 && strcmp(name + n - 4, ".twc") == 0)
+		return tmq_is_group_topic(name) ?
+		    tmq_fail(e, "'%s': bad group name (must not end in '.twc')",
+		    name + strlen(TMQ_GROUP_PREFIX)) :
+		    tmq_fail(e, "'%s': bad topic name (must not end in '.twc')",
+		    name);
 	if (partitions < 1 || partitions > TMQ_MAX_PARTITIONS)
 		return tmq_fail(e, "bad partition count %u (1 to %d)",
 		    partitions, TMQ_MAX_PARTITIONS);

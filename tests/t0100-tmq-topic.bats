@@ -851,6 +851,18 @@ EOF
 	[ -d "$TMQ_ROOT/events" ]
 }
 
+@test "create refuses a name ending in .twc: its directory would be another topic's definition" {
+	# a.twc/ beside a.twc.twc: the root listed a topic 'a' that is not,
+	# and 'create a' said it exists.
+	run --separate-stderr tmq-topic create a.twc
+	assert_fails_with "tmq-topic: 'a.twc': bad topic name (must not end in '.twc')"
+	[ ! -e "$TMQ_ROOT/a.twc" ]
+	tmq-topic create a
+	tmq-topic create a.twc2
+	run --separate-stderr tmq-topic list
+	assert_output $'a\na.twc2'
+}
+
 @test "delete: no such topic, bad names" {
 	mkdir -p "$TMQ_ROOT"
 	run --separate-stderr tmq-topic delete --yes events

@@ -960,6 +960,9 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	# Not "a bare number with a fraction", which '' and '.' are not.
 	run --separate-stderr tmq-get -o '' ev
 	assert_usage_error tmq-get "--from: empty position"
+	run --separate-stderr tmq-get -g G.twc ev
+	assert_fails_with "tmq-get: 'G.twc': bad group name (must not end in '.twc')"
+	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
 	run --separate-stderr tmq-get -o . ev
 	assert_usage_error tmq-get "--from: '.': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
