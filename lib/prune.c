@@ -57,6 +57,7 @@ static int
 open_archive(const char *dir, const struct tmq_topic *t, struct tmq_error *e)
 {
 	char def[TMQ_NAME_MAX + 8];
+	struct stat top, st;
 	int fd, tfd;
 
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
@@ -64,6 +65,18 @@ open_archive(const char *dir, const struct tmq_topic *t, struct tmq_error *e)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return tmq_fail_errno(e, "%s", dir);
+	if (fstat(t->dirfd, &top) < 0) {
+		tmq_fail_errno(e, "%s", t->name);
+		close(fd);
+		return -1;
+	}
+	/* The topic's own directory would get a topic inside it. */
+	if (fstat(fd, &st) == 0 && st.st_dev == top.st_dev &&
+	    st.st_ino == top.st_ino) {
+		close(fd);
+		return tmq_fail(e, "%s: the archive cannot be the topic's "
+		    "directory", dir);
+	}
 	if (tmq_mkdir_follow(fd, t->name) < 0 && errno != EEXIST) {
 		tmq_fail_errno(e, "%s/%s", dir, t->name);
 		close(fd);
@@ -80,6 +93,14 @@ open_archive(const char *dir, const struct tmq_topic *t, struct tmq_error *e)
 	if (tfd < 0)
 		tmq_fail_errno(e, "%s/%s", dir, t->name);
 	close(fd);
+	/* The topic's own root: each file would be moved onto itself, and
+	 * prune would say it pruned what is still there. */
+	if (tfd >= 0 && fstat(tfd, &st) == 0 && st.st_dev == top.st_dev &&
+	    st.st_ino == top.st_ino) {
+		close(tfd);
+		return tmq_fail(e, "%s: the archive cannot be the topic's own "
+		    "root", dir);
+	}
 	return tfd;
 }
 

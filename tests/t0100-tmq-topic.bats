@@ -1042,6 +1042,21 @@ make_old_topic() {
 1 a1"
 }
 
+@test "prune --archive into the topic's own root or directory is refused, nothing moved" {
+	# The own root: each file was moved onto itself and prune exited 0,
+	# having pruned nothing; the directory: a topic made inside it.
+	make_old_topic
+	run --separate-stderr tmq-topic prune old --before 2026-01-03 --archive "$TMQ_ROOT"
+	assert_fails_with "tmq-topic: $TMQ_ROOT: the archive cannot be the topic's own root"
+	run --separate-stderr tmq-topic prune old --before 2026-01-03 --archive "$TMQ_ROOT/old/"
+	assert_fails_with "tmq-topic: $TMQ_ROOT/old/: the archive cannot be the topic's directory"
+	run ls -A "$TMQ_ROOT/old"
+	assert_output "0-20260101_0.tmf
+0-20260102_2.tmf
+0-20260103_4.tmf
+1-20260101_0.tmf"
+}
+
 @test "prune: a group's lag counts from what remains" {
 	make_old_topic
 	tmq-get -g g --window 1 -P 1 old >/dev/null
