@@ -585,6 +585,14 @@ do_reset(struct args *a, const char *name)
 			snprintf(old, sizeof old, "%lld", (long long)gp->committed);
 		printf("%-9u %14s %14lld\n", sel[i], old, (long long)nw);
 	}
+	/* The old offsets are the way back, and a script that sees exit 1
+	 * may run it again (--shift-by twice): nothing is reset unless they
+	 * were written. */
+	if (!a->dry && (fflush(stdout) != 0 || ferror(stdout))) {
+		tmq_warn(&cmd, "%s: nothing reset: the old offsets could not be "
+		    "written", name);
+		goto out;
+	}
 	if (!a->dry && tmq_group_commit(&g, 0, po, nsel, &e) < 0) {
 		fflush(stdout);
 		tmq_report(&cmd, &e);

@@ -1270,6 +1270,20 @@ swap_commit() {
 	assert_success
 }
 
+@test "reset whose table cannot be written resets nothing" {
+	# It reset, then exited 1 for the write error: a script that ran it
+	# again shifted twice, and the old offsets were lost.
+	make_group
+	run committed
+	local before=$output
+	run --separate-stderr bash -c 'tmq-group reset G --shift-by 3 >/dev/full'
+	assert_failure 1
+	assert_equal "$stderr" "tmq-group: G: nothing reset: the old offsets could not be written
+tmq-group: write error on standard output"
+	run committed
+	assert_output "$before"
+}
+
 # --- options that a command does not take ------------------------------
 
 @test "every command refuses every option it does not take (the whole table)" {
