@@ -19,10 +19,14 @@
 #include "modes.h"
 #include "grow.h"
 #include "names.h"
+#include "partfile.h"
+#include "timestamp.h"
 #include "regfile.h"
 #include "topic.h"
 
 #define TWC_MAX (1 << 20)
+
+static int remove_tree(int parentfd, const char *name);
 
 void
 tmq_topic_close(struct tmq_topic *t)
@@ -367,6 +371,43 @@ write_def(int rootfd, const char *name, int key_width, unsigned partitions,
 	return 0;
 }
 
+/* An empty file of the day for each partition of a new topic, as the
+ * library's producer makes them when it starts.  The library's consumer
+ * depends on them: started on a partition that has no file, it takes
+ * "from the start" as "from the end of the first file that appears", and
+ * skips what was in it by then (all of tmq-put's first batch). */
+static int
+start_files(int rootfd, const char *name, unsigned partitions,
+    struct tmq_error *e)
+{
+	struct tmq_pfile pf;
+	unsigned p, day = tmq_utc_day(tmq_now());
+	int dfd, fd;
+
+	dfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd < 0)
+		return tmq_fail_errno(e, "%s: cannot open the topic directory",
+		    name);
+	for (p = 0; p < partitions; p++) {
+		memset(&pf, 0, sizeof pf);
+		pf.partition = p;
+		pf.day = day;
+		tmq_pfile_name(&pf);
+		fd = openat(dfd, pf.name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			tmq_fail_errno(e, "%s: cannot create %s", name, pf.name);
+			close(dfd);
+			return -1;
+		}
+		tmq_mode_follow(dfd, fd);
+		close(fd);
+	}
+	close(dfd);
+	return 0;
+}
+
 int
 tmq_topic_create(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
@@ -412,9 +453,10 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 		return tmq_fail_errno(e, "%s: cannot create the topic "
 		    "directory", name);
 	}
-	if (write_def(rootfd, name, key_width, partitions, types, ntypes,
+	if (start_files(rootfd, name, partitions, e) < 0 ||
+	    write_def(rootfd, name, key_width, partitions, types, ntypes,
 	    group_topic, e) < 0) {
-		unlinkat(rootfd, name, AT_REMOVEDIR);
+		remove_tree(rootfd, name);
 		return -1;
 	}
 	return 0;

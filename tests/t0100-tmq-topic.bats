@@ -268,6 +268,63 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 	assert_fails_with "tmq-topic: half: topic exists"
 }
 
+@test "create: the library's consumer, started before anything is written, reads tmq-put's first messages" {
+	require_ref
+	# The library's consumer takes a partition with no file as "read from
+	# the end of the first file that appears": without the empty day files
+	# that create makes (as the library's producer does), it skipped
+	# tmq-put's whole first batch.
+	tmq-topic create -p 2 ev
+	python3 - "$TMQ_ROOT" ev "$BATS_TEST_TMPDIR/ready" >"$BATS_TEST_TMPDIR/out" 2>&1 <<'EOF2' &
+import sys, time, twainmq
+c = twainmq.Twain(sys.argv[1]).consumer(sys.argv[2], start_from="start")
+assert c.poll() is None
+open(sys.argv[3], "w").close()
+got, end = [], time.time() + 60
+while len(got) < 4 and time.time() < end:
+    m = c.poll()
+    if m is None:
+        time.sleep(0.02)
+    else:
+        got.append(m.message)
+print(sorted(got))
+EOF2
+	pid=$!
+	wait_for test -e "$BATS_TEST_TMPDIR/ready"
+	tmq-put -k 1 ev a b
+	tmq-put -k 2 ev c d
+	wait "$pid"
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_output "['a', 'b', 'c', 'd']"
+}
+
+@test "create: a library group member commits on a topic with a partition tmq-put never wrote to" {
+	require_ref
+	# Its consumerlet for a partition without files has no offset, and
+	# commit() failed with AttributeError.
+	tmq-topic create -p 2 ev
+	tmq-put -k 1 ev a
+	run python3 - "$TMQ_ROOT" <<'EOF2'
+import contextlib, datetime, io, sys, time, twainmq, twainmq.consumer
+twainmq.consumer.REBAL_LENGTH = datetime.timedelta(seconds=1)
+c = twainmq.Twain(sys.argv[1]).consumer("ev", start_from="start", group="G")
+got, end = [], time.time() + 60
+while not got and time.time() < end:
+    m = c.poll()
+    if m is None:
+        time.sleep(0.02)
+    else:
+        got.append(m.message)
+with contextlib.redirect_stdout(io.StringIO()):
+    c.commit()
+print(sorted(c._partitions), got)
+EOF2
+	assert_success
+	assert_output "[0, 1] ['a']"
+	run tmq-group describe G -t ev
+	assert_line --regexp '^1 +1 +1 +0 +1$'
+}
+
 @test "a topic the library deleted: tmq creates it again, and the library reads it" {
 	require_ref
 	tmq-topic create -p 2 ev
@@ -425,15 +482,28 @@ EOF2
 	run --separate-stderr tmq-topic info orders
 	assert_success
 	assert_stderr ""
-	local header
+	local header top today
 	header=$(printf '%-9s %-28s %12s %12s %12s  %-24s  %s' PARTITION FILE FIRST END BYTES FIRST-TIME LAST-TIME)
-	assert_output "topic:      orders
+	top="topic:      orders
 key type:   char8
 partitions: 2
 types:      Order,Refund
 messages:   0
 bytes:      0
-
+"
+	# create makes an empty file of the day for each partition, as the
+	# library's producer does (tmq(7) Day files)
+	today=$(date -u +%Y%m%d)
+	assert_output "$top
+$header
+$(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 0 "0-${today}_0.tmf" 0 0 0 - -)
+$(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 1 "1-${today}_0.tmf" 0 0 0 - -)"
+	# A partition without files (a topic the library made, before its
+	# first producer) shows dashes.
+	rm "$TMQ_ROOT"/orders/*.tmf
+	run --separate-stderr tmq-topic info orders
+	assert_success
+	assert_output "$top
 $header
 $(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 0 - - - - - -)
 $(printf '%-9u %-28s %12s %12s %12s  %-24s  %s' 1 - - - - - -)"

@@ -943,9 +943,13 @@ tmq-put: ty: record 5: not a JSON object (type Order)'
 	tmq-put -K : ev 0:d
 	after=$(date -u +%Y%m%d)
 	[ "$before" = "$after" ] || skip "the UTC day changed during the test"
+	# (partitions 2 and 3 have the empty files create made)
 	run ls "$TMQ_ROOT/ev"
 	assert_output "0-${after}_0.tmf
-1-${after}_0.tmf"
+1-${after}_0.tmf
+2-${after}_0.tmf
+3-${after}_0.tmf"
+	[ ! -s "$TMQ_ROOT/ev/2-${after}_0.tmf" ]
 	run wc -l <"$TMQ_ROOT/ev/0-${after}_0.tmf"
 	assert_output 3
 	run wc -l <"$TMQ_ROOT/ev/1-${after}_0.tmf"

@@ -471,7 +471,7 @@ EOF
 	local out="$BATS_TEST_TMPDIR/outside"
 	mkdir "$out"
 	tmq-topic create ev
-	rmdir "$TMQ_ROOT/ev"
+	rm -r "$TMQ_ROOT/ev"
 	ln -s "$out" "$TMQ_ROOT/ev"
 	run --separate-stderr tmq-put ev x
 	assert_failure 1
@@ -502,6 +502,7 @@ EOF
 	printf 'precious\n' >"$out/target"
 	f=$(today_file)
 	tmq-topic create ev
+	rm "$TMQ_ROOT/ev/$f"	# the empty file create made
 	ln -s "$out/target" "$TMQ_ROOT/ev/$f"
 	run --separate-stderr tmq-put ev x
 	assert_failure 1
@@ -516,6 +517,7 @@ EOF
 @test "a partition file of one endless line: tmq-get still hears SIGTERM and SIGINT while it skips it" {
 	local sig pid i
 	tmq-topic create ev
+	rm "$TMQ_ROOT"/ev/*.tmf	# the empty file create made
 	# 1 TiB of NULs and no newline, sparse: many minutes of skipping.
 	truncate -s 1T "$TMQ_ROOT/ev/0-20261125_0.tmf"
 	for sig in TERM INT; do

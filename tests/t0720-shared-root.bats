@@ -140,6 +140,7 @@ today_file() {
 
 @test "a dangling link in place of today's partition file: tmq-put creates nothing where it points" {
 	tmq-topic create ev
+	rm "$TMQ_ROOT/ev/$(today_file)"	# the empty file create made
 	ln -s "$OUT/made" "$TMQ_ROOT/ev/$(today_file)"
 	run --separate-stderr tmq-put ev x
 	assert_failure 1

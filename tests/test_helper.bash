@@ -102,11 +102,19 @@ EOF
 }
 
 # tmq_write_line TOPICDIR FILE KEYWIDTH KEY TS PAYLOAD [KIND]
-# Append a valid message line to TOPICDIR/FILE (made when missing).
+# Append a valid message line to TOPICDIR/FILE (made when missing).  The
+# files of a topic laid out by hand are all the test's own: the empty files
+# of the day that tmq-topic create made (P-TODAY_0.tmf) go, else they
+# would overlap files of earlier days that start at offset 0.
 tmq_write_line() {
-	local dir=$1 file=$2
+	local dir=$1 file=$2 f
 	shift 2
 	mkdir -p "$dir"
+	for f in "$dir"/*-"$(date -u +%Y%m%d)"_0.tmf; do
+		if [ -f "$f" ] && [ ! -s "$f" ] && [ "${f##*/}" != "$file" ]; then
+			rm -f "$f"
+		fi
+	done
 	tmq_encode_line "$@" >>"$dir/$file"
 }
 
