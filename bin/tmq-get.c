@@ -315,7 +315,7 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	uint64_t seen = 0, since_commit = 0;
 	double last_commit, before;
-	int corrupt = 0, fatal = 1, rc, timeout, grouped;
+	int corrupt = 0, fatal = 1, rc, timeout, grouped, reader_gone = 0;
 	unsigned long c_failures;
 	size_t src;
 
@@ -455,6 +455,14 @@ main(int argc, char **argv)
 		/* Whoever reads our output sees everything before we sleep. */
 		if (fflush(out.f) != 0)
 			break;
+		/* A reader that went away (| head) while nothing came in is
+		 * not waited for until the next message would find it gone:
+		 * a member would hold its partitions, and what it left in the
+		 * pipe uncommitted, meanwhile (tail -f stops too). */
+		if (tmq_output_reader_gone(&out)) {
+			reader_gone = 1;
+			break;
+		}
 		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
 		if (timeout < 0 || timeout > 1000)
 			timeout = 1000;
@@ -494,5 +502,15 @@ out:
 	/* stdout itself, as every tool's, is checked at exit too. */
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
+	if (reader_gone) {
+		/* What the next write would have met: SIGPIPE, or for a
+		 * member (which ignores it, to leave the group) EPIPE. */
+		if (!grouped) {
+			signal(SIGPIPE, SIG_DFL);
+			raise(SIGPIPE);
+		}
+		tmq_warn(&cmd, "write error on standard output");
+		return TMQ_EXIT_FAIL;
+	}
 	return fatal || corrupt || c_failures ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

@@ -740,6 +740,21 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	[ ! -s err ]
 }
 
+@test "tmq-get -f | head: ends once its reader has gone, though nothing more comes in (as tail -f)" {
+	mk ev -k u8 -p 2
+	tmq-put ev one two three
+	# Nothing is put after head goes: tmq-get must see it gone while it
+	# waits, not at a next write that never comes.
+	bash -c 'tmq-get -f ev 2>"$0/err" | head -n 2 >"$0/out"
+		echo "${PIPESTATUS[0]}" >"$0/rc"' "$BATS_TEST_TMPDIR" 3>&- &
+	BG_PIDS+=("$!")
+	wait_for test -s "$BATS_TEST_TMPDIR/rc"
+	# Ended as the next write would have ended it: by SIGPIPE, quietly.
+	run cat "$BATS_TEST_TMPDIR/rc" "$BATS_TEST_TMPDIR/out"
+	assert_output $'141\none\ntwo'
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
 # probe_shows: put a probe to ev; true once out has shown one.
 probe_shows() {
 	tmq-put -k 0 ev probe

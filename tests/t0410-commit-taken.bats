@@ -125,6 +125,34 @@ make_topic() {
 	assert_equal "${lines[0]}" 3
 }
 
+@test "--commit -f: a reader that goes away while nothing comes in: the member leaves at once, the rest is read by the next" {
+	make_topic 500 2
+	# 50 KB, all in the pipe at once; head takes a buffer of it, prints 2
+	# lines and goes, and nothing is put after.  Had the member waited
+	# for a next message to find its reader gone, it would hold its
+	# partitions, and what is left in the pipe, for as long as none came.
+	bash -c 'tmq-get -g G --window 1 -f --commit ev 2>"$0/get.err" |
+		head -n 2 >"$0/took"; echo "${PIPESTATUS[0]}" >"$0/get.rc"' \
+	    "$BATS_TEST_TMPDIR" 3>&- &
+	echo "$!" >pipeline.pid
+	wait_for test -s get.rc
+	run cat get.rc get.err
+	assert_output $'1\ntmq-get: write error on standard output'
+	run wc -l <took
+	assert_output 2
+	# It left the group: its last word is a rebalance offering nothing.
+	run bash -c 'tmq-dump -J -- --group--G | tail -n 1'
+	assert_output --partial '"type":"~~TWAIN~~REBALOFFER","payload":{"own":[],"partitions":[]}'
+	# Committed: what head took (its buffer), not what it left in the
+	# pipe; the next member reads exactly the rest.
+	total=$(total_committed)
+	[ "$total" -ge 2 ]
+	[ "$total" -lt 500 ]
+	run --separate-stderr tmq-get -g G --window 1 ev
+	assert_success
+	assert_equal "${#lines[@]}" $((500 - total))
+}
+
 @test "--commit on a Unix socket: nothing the reader did not read is committed" {
 	make_topic 2000
 	# The reader takes 3 lines and closes; then another takes them all.
