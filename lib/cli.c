@@ -492,7 +492,22 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 			for (li = 0, o = cmd->opts; o->lng != NULL &&
 			    o->shrt != c; o++)
 				li++;
-		if ((size_t)li < n && given_order[li] == 0) {
+		/* A list given twice ("-P 0 -P 1"): the last alone would be
+		 * taken, the first dropped without a word. */
+		if ((size_t)li < n && given_order[li] != 0 &&
+		    cmd->opts[li].arg != NULL &&
+		    strchr(cmd->opts[li].arg, ',') != NULL) {
+			if (was_long || cmd->opts[li].shrt <= 0 ||
+			    cmd->opts[li].shrt >= 256)
+				fprintf(stderr, "%s: --%s", cmd->name,
+				    cmd->opts[li].lng);
+			else
+				fprintf(stderr, "%s: -%c", cmd->name,
+				    cmd->opts[li].shrt);
+			fprintf(stderr, " given twice: give one list (%s)\n",
+			    cmd->opts[li].arg);
+			c = '?';
+		} else if ((size_t)li < n && given_order[li] == 0) {
 			given_order[li] = ++given_count;
 			given_long[li] = (unsigned char)was_long;
 		}

@@ -1277,6 +1277,16 @@ make_old_topic() {
 	[ -e "$TMQ_ROOT/t.twc" ]
 }
 
+@test "create: -t given twice is a usage error, not the last list alone" {
+	# "-t A -t B" made a topic of type B only; its types never change.
+	run --separate-stderr tmq-topic create t -t A -t B
+	assert_usage_error tmq-topic "-t given twice: give one list (A,B,...)"
+	[ ! -e "$TMQ_ROOT/t.twc" ]
+	run --separate-stderr tmq-topic create t --types A --types=B
+	assert_usage_error tmq-topic "--types given twice: give one list (A,B,...)"
+	tmq-topic create t -t A,B
+}
+
 @test "-h lists every command, and each option with the commands that take it" {
 	run --separate-stderr tmq-topic -h
 	assert_success

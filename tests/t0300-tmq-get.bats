@@ -986,6 +986,17 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_output $'a\nb'
 }
 
+@test "tmq-get: -P given twice is a usage error, not the last list alone" {
+	# "-P 0 -P 1" read partition 1 only: 0 was skipped without a word.
+	tmq-topic create ev -p 2
+	run --separate-stderr tmq-get -P 0 -P 1 ev
+	assert_usage_error tmq-get "-P given twice: give one list (N[,N...])"
+	run --separate-stderr tmq-get -P 0 --partition 1 ev
+	assert_usage_error tmq-get "--partition given twice: give one list (N[,N...])"
+	run --separate-stderr tmq-get -P 0,1 ev
+	assert_success
+}
+
 @test "tmq-get: a write error on standard output exits 1" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	mk ev

@@ -1284,6 +1284,16 @@ tmq-group: write error on standard output"
 	assert_output "$before"
 }
 
+@test "reset: -P given twice is a usage error, not the last list alone" {
+	make_group
+	run committed
+	local before=$output
+	run --separate-stderr tmq-group reset G --to now -P 0 -P 1
+	assert_usage_error tmq-group "-P given twice: give one list (N[,N...])"
+	run committed
+	assert_output "$before"
+}
+
 # --- options that a command does not take ------------------------------
 
 @test "every command refuses every option it does not take (the whole table)" {
