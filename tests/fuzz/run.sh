@@ -33,7 +33,7 @@ seed() {	# seed TARGET: fill $out/seeds-TARGET
 	esac
 }
 
-for t in line twc groupmsg groupsnap format deflate names; do
+for t in line twc groupmsg groupsnap format deflate names jsoninput; do
 	echo "fuzz-$t: building"
 	# shellcheck disable=SC2086
 	$cc $flags "$src/tests/fuzz/fuzz-$t.c" "$src"/lib/*.c ${DEP_LIBS:-} -lm \
