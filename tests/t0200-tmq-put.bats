@@ -654,14 +654,18 @@ tmq-put: ev: record 18: bad JSON: lone surrogate escape \\ud800 at byte 23"
 	    '{"key":5,"timestamp":5,"payload":"x"}' \
 	    '{"key":"a","timestamp":"now","payload":"x"}' \
 	    '{"key":"a","timestamp":-1,"payload":"x"}' \
-	    '{"key":"a","ts":"now","payload":"x"}'
+	    '{"key":"a","ts":"now","payload":"x"}' \
+	    '{"key":"a","timestamp":253402214400,"payload":"x"}' \
+	    '{"key":"a","ts":253402214400000,"payload":"x"}'
 	assert_failure 1
 	assert_equal "$stderr" "tmq-put: ev: message 2: no timestamp (--keep-time)
 tmq-put: ev: message 3: key 'abcde' is 5 bytes, wider than char4
 tmq-put: ev: message 4: key: a number, not a char4 key
 tmq-put: ev: message 5: timestamp: not a number
-tmq-put: ev: message 6: timestamp: out of range
-tmq-put: ev: message 7: ts: not a number"
+tmq-put: ev: message 6: timestamp: out of range (1970 to 9999-12-30)
+tmq-put: ev: message 7: ts: not a number
+tmq-put: ev: message 8: timestamp: out of range (1970 to 9999-12-30)
+tmq-put: ev: message 9: timestamp: out of range (1970 to 9999-12-30)"
 	run tmq-get -F '%k %u %s\n' ev
 	assert_output 'abcd 5.0 ok'
 }

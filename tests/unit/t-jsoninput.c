@@ -113,7 +113,14 @@ main(void)
 	bad(&u64, "{\"key\":\"1\"}", "no payload");
 	bad(&u64, "{\"payload\":\"\",\"timestamp\":true}",
 	    "timestamp: not a number");
-	bad(&u64, "{\"payload\":\"\",\"ts\":-5}", "timestamp: out of range");
+	bad(&u64, "{\"payload\":\"\",\"ts\":-5}",
+	    "timestamp: out of range (1970 to 9999-12-30)");
+	bad(&u64, "{\"payload\":\"\",\"timestamp\":253402214400}",
+	    "timestamp: out of range (1970 to 9999-12-30)");
+	bad(&u64, "{\"payload\":\"\",\"timestamp\":1e300}",
+	    "timestamp: out of range (1970 to 9999-12-30)");
+	is_int(parse(&u64, "{\"payload\":\"\",\"timestamp\":253402214399.99}",
+	    &e), 0, "the last time the library reads in every zone");
 	bad(&u64, "[]", "not a JSON object");
 	bad(&u64, "{\"payload\":\"\"", "bad JSON: unexpected end");
 	tmq_jsonin_free(&jin);
