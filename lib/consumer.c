@@ -18,6 +18,7 @@
 
 #include "consumer.h"
 #include "fstype.h"
+#include "grow.h"
 #include "partfile.h"
 #include "stop.h"
 
@@ -43,7 +44,7 @@ tmq_consumer_clear_sources(struct tmq_consumer *c)
 			tmq_lr_close(&c->src[i].lr);
 	free(c->src);
 	c->src = NULL;
-	c->nsrc = c->next = 0;
+	c->nsrc = c->next = c->srccap = 0;
 	for (i = 0; i < c->ntopics; i++)
 		for (p = 0; p < c->topics[i].partitions; p++)
 			c->ct[i]->src_of[p] = SIZE_MAX;
@@ -116,23 +117,42 @@ wake_all(struct tmq_consumer *c)
 
 /* A descriptor is wanted and none is left: close the file of a source
  * that has nothing to read now (else of any other), to reopen when it is
- * read again.  Round the sources, so that each gives up its own in turn. */
+ * read again.  Round the sources, so that each gives up its own in turn.
+ * Each call must cost about the same whatever the count of sources: a
+ * once-through read of 65,536 partitions asks here tens of thousands of
+ * times, and a search through every source each time (when none is quiet,
+ * as while they are first positioned) made that read take minutes.  So
+ * each kind of candidate has its own cursor that goes on from where the
+ * last search ended, and the search for quiet ones is skipped until a
+ * source has become quiet since the last one that found none. */
 static int
 spare_fd(void *arg)
 {
 	struct tmq_consumer *c = arg;
-	size_t k, i, pass;
+	size_t k, i;
 
-	for (pass = 0; pass < 2; pass++)
+	if (c->nsrc == 0)
+		return -1;
+	if (c->quiet_new) {
 		for (k = 0; k < c->nsrc; k++) {
-			i = (c->spare_next + k) % c->nsrc;
-			if (pass == 0 && !c->src[i].idle && !c->src[i].dry)
-				continue;
-			if (tmq_lr_park(&c->src[i].lr) == 0) {
-				c->spare_next = (i + 1) % c->nsrc;
+			i = (c->spare_quiet + k) % c->nsrc;
+			if ((c->src[i].idle || c->src[i].dry) &&
+			    tmq_lr_park(&c->src[i].lr) == 0) {
+				c->spare_quiet = (i + 1) % c->nsrc;
 				return 0;
 			}
 		}
+		/* (A quiet source is not read, so none takes a descriptor
+		 * again until one more becomes quiet.) */
+		c->quiet_new = 0;
+	}
+	for (k = 0; k < c->nsrc; k++) {
+		i = (c->spare_next + k) % c->nsrc;
+		if (tmq_lr_park(&c->src[i].lr) == 0) {
+			c->spare_next = (i + 1) % c->nsrc;
+			return 0;
+		}
+	}
 	return -1;
 }
 
@@ -200,15 +220,15 @@ tmq_consumer_add_source(struct tmq_consumer *c, size_t topic,
     unsigned partition, struct tmq_error *e)
 {
 	const struct tmq_topic *t = &c->topics[topic];
-	struct tmq_source *ns, *s;
+	struct tmq_source *s;
 
 	if (partition >= t->partitions)
 		return tmq_fail(e, "%s: partition %u does not exist (topic has "
 		    "%u)", t->name, partition, t->partitions);
-	ns = realloc(c->src, (c->nsrc + 1) * sizeof *ns);
-	if (ns == NULL)
+	/* Grown by doubling: one more each time copied the array for every
+	 * partition added (sanitizer builds' realloc always copies). */
+	if (tmq_grow(&c->src, &c->srccap, c->nsrc + 1, sizeof *c->src) < 0)
 		return tmq_fail(e, "out of memory");
-	c->src = ns;
 	s = &c->src[c->nsrc];
 	memset(s, 0, sizeof *s);
 	s->topic = topic;
@@ -226,7 +246,7 @@ int
 tmq_consumer_add(struct tmq_consumer *c, int rootfd, const char *name,
     const unsigned *parts, unsigned nparts, struct tmq_error *e)
 {
-	size_t ti, k;
+	size_t ti;
 	unsigned i, p;
 
 	if (tmq_consumer_add_topic(c, rootfd, name, &ti, e) < 0)
@@ -236,11 +256,11 @@ tmq_consumer_add(struct tmq_consumer *c, int rootfd, const char *name,
 	for (i = 0; i < nparts; i++) {
 		p = parts ? parts[i] : i;
 		/* A partition named twice (-P 0,0, or the topic twice) is
-		 * read once: a second source would print each message twice. */
-		for (k = 0; k < c->nsrc; k++)
-			if (c->src[k].topic == ti && c->src[k].partition == p)
-				break;
-		if (k < c->nsrc)
+		 * read once: a second source would print each message twice.
+		 * (Looked up by partition: a search through the sources for
+		 * each made adding P partitions cost P squared.) */
+		if (p < c->topics[ti].partitions &&
+		    c->ct[ti]->src_of[p] != SIZE_MAX)
 			continue;
 		if (tmq_consumer_add_source(c, ti, p, e) < 0)
 			return -1;
@@ -308,7 +328,6 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 	tmq_dbatch_reset(&c->batch);
 	for (i = 0; i < c->nsrc; i++) {
 		struct tmq_source *s = &c->src[i];
-		const struct tmq_topic *t = &c->topics[s->topic];
 		uint64_t end;
 		int rc = 0;
 
@@ -324,7 +343,7 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 			rc = tmq_consumer_seek_source(c, i, p->n, e);
 			break;
 		case TMQ_POS_TAIL:
-			rc = tmq_partition_end(t->dirfd, s->partition, &end, e);
+			rc = tmq_lr_end(&s->lr, &end, e);
 			if (rc == 0)
 				rc = tmq_lr_seek(&s->lr, end > p->n ? end - p->n :
 				    0, NULL, e);
@@ -374,6 +393,7 @@ again:
 			if (rc == 0) {
 				s->dry = 1;
 				s->idle = c->watching;
+				c->quiet_new = 1;
 				continue;
 			}
 			if (tmq_dbatch_add(&c->batch, i, l.offset, t->key_width,

@@ -47,7 +47,11 @@ struct tmq_consumer {
 	 * skipped, and the others are read; the caller exits 1 at the end. */
 	unsigned long failures;
 	int watching;			/* inotify watches every topic */
-	size_t spare_next;		/* where tmq_lr_park looks next */
+	size_t srccap;			/* room in src */
+	size_t spare_next;		/* where spare_fd looks next */
+	size_t spare_quiet;		/* the same, among quiet sources */
+	int quiet_new;			/* a source became dry or idle since
+					 * spare_fd last found none to park */
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;

@@ -307,6 +307,38 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 }
 
 int
+tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
+{
+	const struct tmq_pfile *last;
+	uint64_t lines;
+	int fd, partial, how, how_was = r->how;
+
+	if (relist(r, e) < 0)
+		return -1;
+	if (r->nfiles == 0) {
+		*end = 0;
+		return 0;
+	}
+	last = &r->files[r->nfiles - 1];
+	/* (open_name sets how for the file it opens: keep ours.) */
+	fd = open_name(r, last->name, e);
+	how = r->how;
+	r->how = how_was;
+	if (fd < 0)
+		return tmq_fail_prefix(e, "partition %u", r->partition);
+	if (tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
+		tmq_fail_errno(e, "partition %u: %s", r->partition, last->name);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (tmq_pfile_end(last, lines, end, e) < 0)
+		return -1;
+	*end -= (uint64_t)partial;
+	return 0;
+}
+
+int
 tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e)
 {
 	unsigned day = tmq_utc_day(t);

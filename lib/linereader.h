@@ -64,6 +64,10 @@ int tmq_lr_seek(struct tmq_linereader *r, uint64_t offset, uint64_t *gap_to,
     struct tmq_error *e);
 /* Position at the end (the next line to be written). */
 int tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e);
+/* The offset the partition's next line will have, as tmq_partition_end
+ * finds it but from r's listing (shared: not one listing a partition) and
+ * with a descriptor spared when none is left; r's position is kept. */
+int tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e);
 /* Position at the first line with a timestamp at or after t, reading only
  * the timestamps, from the day before t's onwards. */
 int tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e);
