@@ -44,6 +44,8 @@
 /* Past this a partition's batch is written at once. */
 #define BATCH_MAX (256 * 1024)
 
+static int spare_fd(void *arg);
+
 int
 tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
     struct tmq_error *e)
@@ -72,6 +74,9 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 	}
 	for (i = 0; i < t->partitions; i++)
 		a->parts[i].fd = a->parts[i].tailfd = -1;
+	tmq_dirlist_init(&a->dl, t->dirfd);
+	a->dl.spare_fd = spare_fd;
+	a->dl.spare_arg = a;
 	if (tmq_read_mode_check(e) < 0) {
 		free(a->parts);
 		free(a->toopen);
@@ -144,7 +149,7 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	struct tmq_pfile *files = NULL;
 	char locked[sizeof pf->name] = "";
 	uint64_t lines;
-	size_t n, i;
+	size_t n;
 	int tries, partial, how, fd, rc = -1;
 
 	for (tries = 0; tries < 100; tries++) {
@@ -152,13 +157,12 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 		files = NULL;
 		if (tmq_pfiles_list(t->dirfd, p, &files, &n, e) < 0)
 			goto out;
-		for (i = n; i-- > 0;)
-			if (files[i].day == day) {
-				*pf = files[i];
-				*found = 1;
-				rc = 0;
-				goto out;
-			}
+		if (n > 0 && files[n - 1].day >= day) {
+			*pf = files[n - 1];
+			*found = 1;
+			rc = 0;
+			goto out;
+		}
 		memset(pf, 0, sizeof *pf);
 		if (n == 0) {
 			rc = 0;
@@ -224,17 +228,17 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	const struct tmq_topic *t = a->topic;
 	struct tmq_app_part *ap = &a->parts[p];
 	struct tmq_pfile pf;
-	size_t i;
 	int fd, found = 0, lfd = -1;
 
 	close_part(ap);
-	/* The newest file of the day, if one was started already. */
-	for (i = n; i-- > 0;)
-		if (files[i].day == day) {
-			pf = files[i];
-			found = 1;
-			break;
-		}
+	/* Lines go to the partition's last file, never to an older one: its
+	 * successor's name fixed its first offset.  That is the day's file
+	 * once started, or a later day's that a writer with a clock ahead
+	 * of ours has started. */
+	if (n > 0 && files[n - 1].day >= day) {
+		pf = files[n - 1];
+		found = 1;
+	}
 	if (!found && n > 0 &&
 	    start_after(a, p, day, &pf, &found, &lfd, e) < 0)
 		return -1;
@@ -249,10 +253,13 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	 * Never anything but a regular file: a FIFO would hang us here with
 	 * the topic locked, a device would swallow the messages. */
 	ap->opening = 1;
+	ap->wronly = 0;
 	fd = open_retry(a, pf.name, O_RDWR | O_APPEND | O_CREAT, 0666, e);
-	if (fd < 0 && errno == EACCES)
+	if (fd < 0 && errno == EACCES) {
 		fd = open_retry(a, pf.name, O_WRONLY | O_APPEND | O_CREAT, 0666,
 		    e);
+		ap->wronly = 1;
+	}
 	ap->opening = 0;
 	if (lfd >= 0)
 		close(lfd);	/* drops its lock: the new file is there */
@@ -261,6 +268,8 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	tmq_mode_follow(t->dirfd, fd);
 	ap->fd = fd;
 	ap->day = day;
+	memcpy(ap->name, pf.name, sizeof ap->name);
+	a->listed_ok = 0;	/* the directory may have a new file */
 	ap->locked = needs_lock(a->lockmode, fd);
 	if (ap->locked) {
 		ap->tailfd = tmq_dr_openat(t->dirfd, pf.name, &ap->tailhow,
@@ -336,16 +345,103 @@ end_cut_line(struct tmq_app_part *ap)
 	return 0;
 }
 
+/* A directory's mtime is a coarse clock's (a few ms on Linux): a file made
+ * in the same tick as the listing we took would leave it as it was.  A
+ * listing is trusted for as long as the mtime stays what it was only when
+ * the mtime was at least this old as we listed. */
+#define SETTLED_NS 50000000LL
+
+static void
+pause_ns(long long ns)
+{
+	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 static int
-write_all_locked(struct tmq_app_part *ap, int *partial_out)
+mtim_eq(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
+}
+
+/* Whether ap's file is still partition p's last file: 1 yes, 0 no (a
+ * writer whose clock is ahead has started the next day's file since we
+ * opened ours; appending to ours would give two lines one offset), -1
+ * error.  Called with the lock on the file that holds off starting a new
+ * one (start_after).  On a local filesystem a listing holds until the
+ * directory's mtime moves; a shared one may show a stale mtime, so there
+ * the partition's files are listed each time. */
+static int
+still_last(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
+    struct tmq_error *e)
+{
+	const struct tmq_pfile *files;
+	struct tmq_pfile *own = NULL;
+	struct timespec now;
+	struct stat st;
+	size_t n;
+	long long age;
+	int last;
+
+	if (ap->locked) {
+		if (tmq_pfiles_list(a->topic->dirfd, p, &own, &n, e) < 0)
+			return -1;
+		last = n > 0 && strcmp(own[n - 1].name, ap->name) == 0;
+		free(own);
+		return last;
+	}
+	if (fstat(a->topic->dirfd, &st) < 0)
+		return tmq_fail_errno(e, "%s", a->topic->name);
+	if (!a->listed_ok || !mtim_eq(&st.st_mtim, &a->listed_mtim)) {
+		/* Wait for a fresh mtime to settle (files just made: once
+		 * a flush, not once a partition).  A clock behind the
+		 * filesystem's (age < 0) cannot tell: list every time. */
+		for (;;) {
+			clock_gettime(CLOCK_REALTIME, &now);
+			age = (long long)(now.tv_sec - st.st_mtim.tv_sec) *
+			    1000000000LL + (now.tv_nsec - st.st_mtim.tv_nsec);
+			if (age < 0 || age >= SETTLED_NS)
+				break;
+			pause_ns(SETTLED_NS - age);
+			if (fstat(a->topic->dirfd, &st) < 0)
+				return tmq_fail_errno(e, "%s", a->topic->name);
+		}
+		a->dl.stale = 1;
+		if (tmq_dirlist_refresh_part(&a->dl, -1, e) < 0)
+			return -1;
+		a->listed_ok = age >= 0;
+		a->listed_mtim = st.st_mtim;
+	}
+	tmq_dirlist_part(&a->dl, p, &files, &n);
+	return n > 0 && strcmp(files[n - 1].name, ap->name) == 0;
+}
+
+/* Append ap's batch to its file: 0, 1 when the file is no longer the
+ * partition's last (nothing written: open the last one and try again),
+ * or -1 with errno set (or e, when the check failed). */
+static int
+write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
+    int *partial_out, struct tmq_error *e)
 {
 	size_t done = 0;
 	ssize_t w;
-	int rc = 0, saved;
+	int rc = 0, saved, last;
 
 	*partial_out = 0;
-	if (ap->locked && tmq_file_lock(ap->fd, F_WRLCK) < 0)
+	/* Exclusive where the filesystem needs it for the append itself;
+	 * elsewhere shared, so that appends run side by side and only the
+	 * start of a new file (start_after) waits for them. */
+	if (tmq_file_lock(ap->fd, ap->locked || ap->wronly ? F_WRLCK :
+	    F_RDLCK) < 0)
 		return -1;
+	if ((last = still_last(a, p, ap, e)) <= 0) {
+		saved = errno;
+		tmq_file_lock(ap->fd, F_UNLCK);
+		errno = saved;
+		return last == 0 ? 1 : -2;
+	}
 	if (end_cut_line(ap) < 0)
 		rc = -1;
 	while (rc == 0 && done < ap->len) {
@@ -367,15 +463,13 @@ write_all_locked(struct tmq_app_part *ap, int *partial_out)
 			;
 		*partial_out = w == 1;	/* else the next writer ends it */
 	}
-	if (ap->locked) {
-		/* The server must have our lines before the next writer may
-		 * append (see the top of this file). */
-		if (fdatasync(ap->fd) < 0 && rc == 0) {
-			rc = -1;
-			saved = errno;
-		}
-		tmq_file_lock(ap->fd, F_UNLCK);
+	/* The server must have our lines before the next writer may append
+	 * (see the top of this file). */
+	if (ap->locked && fdatasync(ap->fd) < 0 && rc == 0) {
+		rc = -1;
+		saved = errno;
 	}
+	tmq_file_lock(ap->fd, F_UNLCK);
 	errno = saved;
 	return rc;
 }
@@ -385,16 +479,30 @@ flush_part(struct tmq_appender *a, unsigned p, unsigned day,
     struct tmq_error *e)
 {
 	struct tmq_app_part *ap = &a->parts[p];
-	int partial;
+	int partial, rc, tries;
 
 	if (ap->len == 0)
 		return 0;
-	if ((ap->fd < 0 || ap->day != day) && open_day_files(a, &p, 1, day,
-	    e) < 0)
-		return -1;
-	if (write_all_locked(ap, &partial) < 0) {
-		tmq_fail_errno(e, "%s: partition %u: write failed%s",
-		    a->topic->name, p, partial ? " (cut line terminated)" : "");
+	for (tries = 0;; tries++) {
+		if ((ap->fd < 0 || ap->day != day) &&
+		    open_day_files(a, &p, 1, day, e) < 0)
+			return -1;
+		rc = write_all_locked(a, p, ap, &partial, e);
+		if (rc != 1)
+			break;
+		close_part(ap);		/* superseded: open the last file */
+		if (tries == 100) {
+			rc = -2;
+			tmq_fail(e, "%s: partition %u: its files keep changing",
+			    a->topic->name, p);
+			break;
+		}
+	}
+	if (rc < 0) {
+		if (rc == -1)
+			tmq_fail_errno(e, "%s: partition %u: write failed%s",
+			    a->topic->name, p,
+			    partial ? " (cut line terminated)" : "");
 		a->pending -= ap->len;
 		ap->len = 0;
 		return -1;
@@ -465,5 +573,6 @@ tmq_appender_close(struct tmq_appender *a)
 	}
 	free(a->parts);
 	free(a->toopen);
+	tmq_dirlist_free(&a->dl);
 	memset(a, 0, sizeof *a);
 }

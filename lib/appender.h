@@ -3,7 +3,9 @@
 #define TMQ_APPENDER_H
 
 #include <stddef.h>
+#include <time.h>
 
+#include "dirlist.h"
 #include "error.h"
 #include "topic.h"
 
@@ -13,7 +15,9 @@ struct tmq_app_part {
 	int tailhow;		/* (how: directread.h) */
 	unsigned day;		/* the UTC day the open file belongs to */
 	int locked;		/* this file's filesystem needs file locks */
+	int wronly;		/* opened write-only: no read lock on it */
 	int opening;		/* being opened: not to be closed to spare */
+	char name[64];		/* the open file's name */
 	char *buf;
 	size_t len, cap;
 };
@@ -26,6 +30,12 @@ struct tmq_appender {
 	size_t pending;		/* bytes buffered over all partitions */
 	unsigned *toopen;	/* partitions whose files a flush opens */
 	unsigned spare_next;	/* where spare_fd looks next */
+	/* The partitions' files, to check that each open file is still its
+	 * partition's last (appender.c): valid while the directory's mtime
+	 * is listed_mtim, when listed_ok. */
+	struct tmq_dirlist dl;
+	int listed_ok;
+	struct timespec listed_mtim;
 };
 
 int tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t,

@@ -975,6 +975,64 @@ tmq-put: ty: record 5: not a JSON object (type Order)'
 	assert_output $'0-20201231_5.tmf\n0-'"$today"'_8.tmf'
 }
 
+# Producers whose clocks disagree (machines sharing a root; midnight on
+# one): faketime gives each its clock.  ASan wants to be the first
+# preloaded library; libfaketime is preloaded before it here.
+clocked() {	# clocked 'YYYY-MM-DD HH:MM:SS' COMMAND...
+	local at=$1
+	shift
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	    TZ=UTC faketime "$at" "$@"
+}
+
+has() {	# has TEXT TOPIC: a message of TOPIC is TEXT
+	tmq-get "$2" | grep -qx "$1"
+}
+
+need_faketime() {
+	command -v faketime >/dev/null || skip "faketime is not installed"
+}
+
+@test "tmq-put: a producer whose clock is behind appends to the newest day file, never to an older one" {
+	need_faketime
+	mk ev
+	today=$(date -u +%Y-%m-%d) tomorrow=$(date -u -d tomorrow +%Y-%m-%d)
+	clocked "$today 00:00:01" tmq-put ev first
+	clocked "$tomorrow 00:00:05" tmq-put ev ahead
+	clocked "$today 00:00:02" tmq-put ev behind
+	clocked "$today 00:00:03" tmq-put -k 9 ev 'behind, keyed'
+	run tmq-get -F '%o %s\n' ev
+	assert_output $'0 first\n1 ahead\n2 behind\n3 behind, keyed'
+	run tmq-dump --verify
+	assert_success
+}
+
+@test "tmq-put: a producer behind, already writing, moves to the day file one ahead of it started" {
+	need_faketime
+	today=$(date -u +%Y-%m-%d) tomorrow=$(date -u -d tomorrow +%Y-%m-%d)
+	for mode in auto lock; do
+		tmq-topic delete --yes ev 2>/dev/null || :
+		mk ev
+		rm -f in
+		mkfifo in
+		TMQ_APPEND=$mode clocked "$today 00:00:01" tmq-put ev <in &
+		exec 5>in
+		echo first >&5
+		wait_for has first ev
+		TMQ_APPEND=$mode clocked "$tomorrow 00:00:05" tmq-put ev ahead
+		echo second >&5
+		exec 5>&-
+		wait
+		run tmq-get -F '%o %s\n' ev
+		assert_output $'0 first\n1 ahead\n2 second'
+		run ls "$TMQ_ROOT/ev"
+		assert_output "0-${today//-/}_0.tmf
+0-${tomorrow//-/}_1.tmf"
+		run tmq-dump --verify ev
+		assert_success
+	done
+}
+
 # ---------------------------------------------------------------- the library
 
 @test "tmq-put: the TwainMQ library reads what tmq-put wrote" {
