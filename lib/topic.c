@@ -608,30 +608,37 @@ tmq_topic_type_index(const struct tmq_topic *t, const char *type)
 	return -1;
 }
 
+#define DEF_MAX (TMQ_NAME_MAX + 8)
+
+/* NAME.twc into def; -1 when name cannot be a topic's. */
+static int
+def_name(const char *name, char def[DEF_MAX])
+{
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strlen(name) > TMQ_NAME_MAX)
+		return -1;
+	snprintf(def, DEF_MAX, "%s.twc", name);
+	return 0;
+}
+
 int
 tmq_topic_exists(int rootfd, const char *name)
 {
-	char def[TMQ_NAME_MAX + 8];
+	char def[DEF_MAX];
 	struct stat st;
 
-	if (*name == '\0' || strchr(name, '/') != NULL ||
-	    strlen(name) > TMQ_NAME_MAX)
-		return 0;
-	snprintf(def, sizeof def, "%s.twc", name);
-	return fstatat(rootfd, def, &st, 0) == 0 && S_ISREG(st.st_mode);
+	return def_name(name, def) == 0 && fstatat(rootfd, def, &st, 0) == 0 &&
+	    S_ISREG(st.st_mode);
 }
 
 int
 tmq_topic_leftover(int rootfd, const char *name)
 {
-	char def[TMQ_NAME_MAX + 8];
+	char def[DEF_MAX];
 	struct stat st;
 
-	if (*name == '\0' || strchr(name, '/') != NULL ||
-	    strlen(name) > TMQ_NAME_MAX)
-		return 0;
-	snprintf(def, sizeof def, "%s.twc", name);
-	if (fstatat(rootfd, def, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (def_name(name, def) < 0 ||
+	    fstatat(rootfd, def, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode))
 		return 0;
 	return fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
