@@ -45,6 +45,7 @@ tmq_consumer_clear_sources(struct tmq_consumer *c)
 	free(c->src);
 	c->src = NULL;
 	c->nsrc = c->next = c->srccap = 0;
+	c->qhead = c->qtail = 0;
 	for (i = 0; i < c->ntopics; i++)
 		for (p = 0; p < c->topics[i].partitions; p++)
 			c->ct[i]->src_of[p] = SIZE_MAX;
@@ -64,6 +65,7 @@ tmq_consumer_free(struct tmq_consumer *c)
 	}
 	free(c->topics);
 	free(c->ct);
+	free(c->quiet);
 	tmq_dbatch_free(&c->batch);
 	if (c->ifd >= 0)
 		close(c->ifd);
@@ -115,37 +117,50 @@ wake_all(struct tmq_consumer *c)
 		c->src[i].idle = 0;
 }
 
+/* A source has nothing to read now: it is the first to give up its
+ * descriptor when one is wanted.  Each is queued once at most (so the
+ * queue holds no more than the sources); one that is read again before
+ * its turn is passed over then. */
+static void
+queue_quiet(struct tmq_consumer *c, size_t i)
+{
+	if (c->src[i].queued)
+		return;
+	if (c->qtail == c->qcap && c->qhead > 0) {
+		memmove(c->quiet, c->quiet + c->qhead, (c->qtail - c->qhead) *
+		    sizeof *c->quiet);
+		c->qtail -= c->qhead;
+		c->qhead = 0;
+	}
+	if (tmq_grow(&c->quiet, &c->qcap, c->qtail + 1, sizeof *c->quiet) < 0)
+		return;		/* (then another is spared instead) */
+	c->quiet[c->qtail++] = i;
+	c->src[i].queued = 1;
+}
+
 /* A descriptor is wanted and none is left: close the file of a source
  * that has nothing to read now (else of any other), to reopen when it is
  * read again.  Round the sources, so that each gives up its own in turn.
- * Each call must cost about the same whatever the count of sources: a
- * once-through read of 65,536 partitions asks here tens of thousands of
- * times, and a search through every source each time (when none is quiet,
- * as while they are first positioned) made that read take minutes.  So
- * each kind of candidate has its own cursor that goes on from where the
- * last search ended, and the search for quiet ones is skipped until a
- * source has become quiet since the last one that found none. */
+ * A call costs about the same whatever the count of sources: a
+ * once-through read of 65,536 partitions asks here for each of them, and
+ * a search through every source for a quiet one each time (none is, while
+ * they are first positioned) made that read take minutes.  So the quiet
+ * ones are queued as they become quiet, and the others taken in turn from
+ * where the last search ended. */
 static int
 spare_fd(void *arg)
 {
 	struct tmq_consumer *c = arg;
 	size_t k, i;
 
-	if (c->nsrc == 0)
-		return -1;
-	if (c->quiet_new) {
-		for (k = 0; k < c->nsrc; k++) {
-			i = (c->spare_quiet + k) % c->nsrc;
-			if ((c->src[i].idle || c->src[i].dry) &&
-			    tmq_lr_park(&c->src[i].lr) == 0) {
-				c->spare_quiet = (i + 1) % c->nsrc;
-				return 0;
-			}
-		}
-		/* (A quiet source is not read, so none takes a descriptor
-		 * again until one more becomes quiet.) */
-		c->quiet_new = 0;
+	while (c->qhead < c->qtail) {
+		i = c->quiet[c->qhead++];
+		c->src[i].queued = 0;
+		if ((c->src[i].idle || c->src[i].dry) &&
+		    tmq_lr_park(&c->src[i].lr) == 0)
+			return 0;
 	}
+	c->qhead = c->qtail = 0;
 	for (k = 0; k < c->nsrc; k++) {
 		i = (c->spare_next + k) % c->nsrc;
 		if (tmq_lr_park(&c->src[i].lr) == 0) {
@@ -393,7 +408,7 @@ again:
 			if (rc == 0) {
 				s->dry = 1;
 				s->idle = c->watching;
-				c->quiet_new = 1;
+				queue_quiet(c, i);
 				continue;
 			}
 			if (tmq_dbatch_add(&c->batch, i, l.offset, t->key_width,

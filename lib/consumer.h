@@ -22,6 +22,7 @@ struct tmq_source {
 	int failed;			/* could not be read: said, skipped */
 	int dry;			/* had nothing in this fill() */
 	int idle;			/* at its end: asked again when woken */
+	int queued;			/* in the consumer's quiet queue */
 };
 
 /* What the consumer keeps for each topic besides its definition. */
@@ -49,9 +50,8 @@ struct tmq_consumer {
 	int watching;			/* inotify watches every topic */
 	size_t srccap;			/* room in src */
 	size_t spare_next;		/* where spare_fd looks next */
-	size_t spare_quiet;		/* the same, among quiet sources */
-	int quiet_new;			/* a source became dry or idle since
-					 * spare_fd last found none to park */
+	size_t *quiet;			/* sources that became quiet, oldest */
+	size_t qhead, qtail, qcap;	/* first from quiet[qhead] */
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
