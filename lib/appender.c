@@ -269,7 +269,6 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	ap->fd = fd;
 	ap->day = day;
 	memcpy(ap->name, pf.name, sizeof ap->name);
-	a->listed_ok = 0;	/* the directory may have a new file */
 	ap->locked = needs_lock(a->lockmode, fd);
 	if (ap->locked) {
 		ap->tailfd = tmq_dr_openat(t->dirfd, pf.name, &ap->tailhow,
