@@ -43,6 +43,8 @@
 
 /* Past this a partition's batch is written at once. */
 #define BATCH_MAX (256 * 1024)
+/* Files opened at once by a flush, well below any descriptor limit. */
+#define OPEN_CHUNK 512
 
 static int spare_fd(void *arg);
 
@@ -534,19 +536,28 @@ tmq_appender_add(struct tmq_appender *a, unsigned partition, const char *line,
 int
 tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 {
-	unsigned p, day, nopen = 0;
+	unsigned p, day, nopen = 0, i, j, k;
 	int rc = 0;
 
 	if (a->pending == 0)
 		return 0;
 	day = tmq_utc_day(tmq_now());
-	/* The files to open first, all under one lock and one listing. */
+	/* The files to open first, under one lock and one listing a chunk,
+	 * each chunk written before the next is opened: past the descriptor
+	 * limit the files opened first are closed to spare, and each opened
+	 * again on its own would list the directory once more. */
 	for (p = 0; p < a->topic->partitions; p++)
 		if (a->parts[p].len > 0 && (a->parts[p].fd < 0 ||
 		    a->parts[p].day != day))
 			a->toopen[nopen++] = p;
-	if (nopen > 1 && open_day_files(a, a->toopen, nopen, day, e) < 0)
-		rc = -1;
+	for (i = 0; i < nopen; i += k) {
+		k = nopen - i < OPEN_CHUNK ? nopen - i : OPEN_CHUNK;
+		if (k > 1 && open_day_files(a, a->toopen + i, k, day, e) < 0)
+			rc = -1;
+		for (j = i; j < i + k; j++)
+			if (flush_part(a, a->toopen[j], day, e) < 0)
+				rc = -1;
+	}
 	for (p = 0; p < a->topic->partitions; p++)
 		if (flush_part(a, p, day, e) < 0)
 			rc = -1;
