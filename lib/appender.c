@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,7 +44,8 @@
 
 /* Past this a partition's batch is written at once. */
 #define BATCH_MAX (256 * 1024)
-/* Files opened at once by a flush, well below any descriptor limit. */
+/* Files opened at once by a flush: at most this, and a quarter of the
+ * descriptor limit. */
 #define OPEN_CHUNK 512
 
 static int spare_fd(void *arg);
@@ -53,6 +55,7 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
     struct tmq_error *e)
 {
 	const char *env = getenv("TMQ_APPEND");
+	struct rlimit rl;
 	unsigned i;
 
 	memset(a, 0, sizeof *a);
@@ -76,6 +79,10 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 	}
 	for (i = 0; i < t->partitions; i++)
 		a->parts[i].fd = a->parts[i].tailfd = -1;
+	a->open_chunk = OPEN_CHUNK;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 4 < OPEN_CHUNK)
+		a->open_chunk = rl.rlim_cur >= 8 ? (unsigned)(rl.rlim_cur / 4) : 1;
 	tmq_dirlist_init(&a->dl, t->dirfd);
 	a->dl.spare_fd = spare_fd;
 	a->dl.spare_arg = a;
@@ -551,7 +558,7 @@ tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 		    a->parts[p].day != day))
 			a->toopen[nopen++] = p;
 	for (i = 0; i < nopen; i += k) {
-		k = nopen - i < OPEN_CHUNK ? nopen - i : OPEN_CHUNK;
+		k = nopen - i < a->open_chunk ? nopen - i : a->open_chunk;
 		if (k > 1 && open_day_files(a, a->toopen + i, k, day, e) < 0)
 			rc = -1;
 		for (j = i; j < i + k; j++)

@@ -30,6 +30,7 @@ struct tmq_appender {
 	size_t pending;		/* bytes buffered over all partitions */
 	unsigned *toopen;	/* partitions whose files a flush opens */
 	unsigned spare_next;	/* where spare_fd looks next */
+	unsigned open_chunk;	/* files a flush opens at once */
 	/* The partitions' files, to check that each open file is still its
 	 * partition's last (appender.c): valid while the directory's mtime
 	 * is listed_mtim, when listed_ok. */
