@@ -435,18 +435,24 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 {
 	size_t done = 0;
 	ssize_t w;
-	int rc = 0, saved, last;
+	int rc = 0, saved, last, held = 1;
 
 	*partial_out = 0;
 	/* Exclusive where the filesystem needs it for the append itself;
 	 * elsewhere shared, so that appends run side by side and only the
-	 * start of a new file (start_after) waits for them. */
+	 * start of a new file (start_after) waits for them.  A local
+	 * filesystem without such locks appends as it did before them. */
 	if (tmq_file_lock(ap->fd, ap->locked || ap->wronly ? F_WRLCK :
-	    F_RDLCK) < 0)
-		return -1;
+	    F_RDLCK) < 0) {
+		if (ap->locked || (errno != ENOLCK && errno != EINVAL &&
+		    errno != EOPNOTSUPP && errno != ENOSYS))
+			return -1;
+		held = 0;
+	}
 	if ((last = still_last(a, p, ap, e)) <= 0) {
 		saved = errno;
-		tmq_file_lock(ap->fd, F_UNLCK);
+		if (held)
+			tmq_file_lock(ap->fd, F_UNLCK);
 		errno = saved;
 		return last == 0 ? 1 : -2;
 	}
@@ -477,7 +483,8 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		rc = -1;
 		saved = errno;
 	}
-	tmq_file_lock(ap->fd, F_UNLCK);
+	if (held)
+		tmq_file_lock(ap->fd, F_UNLCK);
 	errno = saved;
 	return rc;
 }
