@@ -491,12 +491,8 @@ for l in open("out.jsonl"):
 }
 
 @test "tmq-get --from and --until: every form of tmq(7)'s TIMES; -N and OFFSET stay counts" {
-	tmq-topic create ev
-	local now old f
-	now=$(date +%s)
-	old=$((now - 7200))
-	tmq-put -J --keep-time ev "{\"timestamp\":$old,\"payload\":\"old\"}" \
-	    "{\"timestamp\":$now,\"payload\":\"new\"}"
+	local now f
+	aged_topic ev
 	for f in 1h -1h 60m -60m 3600s "@$((now - 3600))" "@$((now - 3600)).5" \
 	    "$(date -u -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%SZ)" \
 	    "$(date -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%S%:z)"; do

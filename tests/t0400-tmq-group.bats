@@ -855,12 +855,8 @@ p1 at 3500"
 }
 
 @test "reset --to: every form of tmq(7)'s TIMES; OFFSET and -N stay counts" {
-	tmq-topic create ev
-	local now old f
-	now=$(date +%s)
-	old=$((now - 7200))
-	tmq-put -J --keep-time ev "{\"timestamp\":$old,\"payload\":\"old\"}" \
-	    "{\"timestamp\":$now,\"payload\":\"new\"}"
+	local now f
+	aged_topic ev
 	tmq-get -g G -n 1 ev >/dev/null
 	for f in 1h -1h 60m 3600s "@$((now - 3600))" "@$((now - 3600)).5" \
 	    "$(date -u -d @$((now - 3600)) +%Y-%m-%dT%H:%M:%SZ)" \

@@ -165,6 +165,16 @@ wait_for() {
 	done
 }
 
+# aged_topic TOPIC: create TOPIC and put "old", stamped two hours ago, and
+# "new", stamped now (-J --keep-time); sets now to that time, in seconds.
+aged_topic() {
+	tmq-topic create "$1"
+	now=$(date +%s)
+	tmq-put -J --keep-time "$1" \
+	    "{\"timestamp\":$((now - 7200)),\"payload\":\"old\"}" \
+	    "{\"timestamp\":$now,\"payload\":\"new\"}"
+}
+
 # gone PID: the process has exited (a zombie of ours counts as exited).
 gone() {
 	! kill -0 "$1" 2>/dev/null ||
