@@ -34,7 +34,7 @@ static const struct tmq_cmd cmd = {
 	"[-J | --verify] [TOPIC | FILE]...",
 	"Decode partition files line by line (every topic and group of the "
 	"root when no operand is given).",
-	"topic file",
+	"topic grouplog file",
 	options,
 	NULL,
 	NULL

@@ -33,7 +33,7 @@ static const struct tmq_option options[] = {
 	    "each record is KEY SEP PAYLOAD", TMQ_ON_ALL, 0 },
 	{ "whole", 'l', NULL, TMQ_ARG_NONE,
 	    "all of stdin (or each --file) is one message", TMQ_ON_ALL, 0 },
-	{ "type", 'T', "NAME", TMQ_ARG_WORD,
+	{ "type", 'T', "NAME", TMQ_ARG_TYPE,
 	    "typed messages of type NAME: each record a JSON object",
 	    TMQ_ON_ALL, 0 },
 	{ "sync", OPT_SYNC, NULL, TMQ_ARG_NONE,

@@ -9,13 +9,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "completion.h"
 #include "notice.h"
 
 #define COMPLETION_HELPER 0x7ff0
 
 static const char *const kind_names[] = {
 	"none", "word", "dir", "file", "topic", "group", "keytype", "from",
-	"time", "reset", "policy"
+	"time", "reset", "policy", "type"
 };
 
 /* The options given so far, by index in the table: the order in which
@@ -141,13 +142,26 @@ help(const struct tmq_cmd *cmd)
 /* For the completion scripts: "kind" lines they can parse without ever
  * knowing the option list themselves; in a tool with subcommands, an
  * option that not all of them take is followed by those that do
- * ("-y none delete", "--json none list,describe"). */
+ * ("-y none delete", "--json none list,describe").  With "=types ROOT
+ * TOPIC", the names a "type" argument may take instead (completion.h):
+ * the scripts never read a definition themselves.  Either way the exit
+ * status is 0; what went wrong, if anything, is said on stderr. */
 static void
-completion_helper(const struct tmq_cmd *cmd)
+completion_helper(const struct tmq_cmd *cmd, const char *what, int argc,
+    char **argv)
 {
 	const struct tmq_option *o;
+	struct tmq_error e;
 	unsigned i;
 
+	if (what != NULL) {
+		if (strcmp(what, "types") != 0 || argc != 2)
+			tmq_warn(cmd, "--completion-helper=%s: use "
+			    "--completion-helper=types ROOT TOPIC", what);
+		else if (tmq_completion_types(argv[0], argv[1], stdout, &e) < 0)
+			tmq_report(cmd, &e);
+		return;
+	}
 	if (cmd->subs != NULL) {
 		printf("operands");
 		for (i = 0; cmd->subs[i].name != NULL; i++)
@@ -450,6 +464,7 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 		}
 		shorts[s] = '\0';
 		longs[n].name = "completion-helper";
+		longs[n].has_arg = optional_argument;
 		longs[n].val = COMPLETION_HELPER;
 		built = cmd;
 		/* getopt's own messages start with argv[0]: the tool's name,
@@ -524,7 +539,7 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 		printf("%s (%s) %s\n", cmd->name, PACKAGE_NAME, PACKAGE_VERSION);
 		return TMQ_OPT_DONE;
 	case COMPLETION_HELPER:
-		completion_helper(cmd);
+		completion_helper(cmd, optarg, argc - optind, argv + optind);
 		return TMQ_OPT_DONE;
 	case '?':
 		fprintf(stderr, "Try '%s --help' for more information.\n",

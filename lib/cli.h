@@ -15,7 +15,8 @@ enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
 enum tmq_argkind {
 	TMQ_ARG_NONE, TMQ_ARG_WORD, TMQ_ARG_DIR, TMQ_ARG_FILE, TMQ_ARG_TOPIC,
 	TMQ_ARG_GROUP, TMQ_ARG_KEYTYPE, TMQ_ARG_FROM, TMQ_ARG_TIME,
-	TMQ_ARG_RESET, TMQ_ARG_POLICY
+	TMQ_ARG_RESET, TMQ_ARG_POLICY,
+	TMQ_ARG_TYPE		/* a type of the topic operand (tmq-put -T) */
 };
 
 /* The subcommands an option belongs to, in a tool that has subcommands:
@@ -51,8 +52,10 @@ struct tmq_cmd {
 					 * their usage comes from the tables */
 	const char *summary;		/* one line: what the tool does */
 	const char *operands;		/* completion of operands: "topic",
-					 * "group", "file"; NULL when there
-					 * are subcommands */
+					 * "group", "file", "grouplog" (a
+					 * group's log, --group--NAME, after
+					 * "--"); NULL when there are
+					 * subcommands */
 	const struct tmq_option *opts;	/* ends with a zeroed entry */
 	const struct tmq_subcmd *subs;	/* ends with a zeroed entry; NULL
 					 * for a tool without subcommands */

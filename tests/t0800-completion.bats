@@ -348,3 +348,90 @@ options_of() {
 		done
 	done
 }
+
+# --- names planted in a shared root (issue 18) ------------------------
+
+# plant_root: the topics alpha, beta (types Ev and Other.v2) and evil, the
+# group g, and beside them what a co-user of a shared root may plant: file
+# names that are no topic or group name, some of them commands (each makes
+# a PWNED-* file in $HOME or the current directory if it ever runs), things
+# that are no regular file, and an evil.twc with such type names.  Sets
+# HOME and the current directory to empty directories of the test.
+plant_root() {
+	local n
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -p "$HOME" "$BATS_TEST_TMPDIR/cwd"
+	cd "$BATS_TEST_TMPDIR/cwd"
+	tmq-topic create alpha
+	tmq-topic create beta -t Ev,Other.v2
+	tmq-topic create evil
+	: >"$TMQ_ROOT/--group--g.twc"
+	mkdir "$TMQ_ROOT/--group--g"
+	for n in '$(cd;touch${IFS}PWNED-t1)' '`cd;touch${IFS}PWNED-t2`' \
+	    'a$(cd;touch${IFS}PWNED-t3)' 'al$(touch${IFS}PWNED-t4)' \
+	    'al`touch${IFS}PWNED-t5`' 'al$((6*7))' 'al${IFS}x' '$HOME' \
+	    'al;cd;touch${IFS}PWNED-t6' 'a*' 'al?' '[a]l' 'al{b,c}' 'al b' \
+	    'al"b' "al'b" 'al\b' '~al' '-al' '--al' 'al|b' 'al&b' 'al<b' \
+	    'al!b' 'al:b' 'al=b' 'al,b' 'al@b' 'al%b' 'al#b' 'al+b' \
+	    $'al\nb' $'al\tb' $'al\xff' 'alé' '.' '..' '' \
+	    '--group--$(cd;touch${IFS}PWNED-g1)' \
+	    '--group--g$(cd;touch${IFS}PWNED-g2)' '--group--g`touch${IFS}PWNED-g3`' \
+	    '--group--g*' '--group---g' '--group--' '--group--g b' \
+	    '--group--.' '--group--..' $'--group--g\nh' '--group--g;x' \
+	    '--group--~g' '--group--g\x' '--group--é'; do
+		: >"$TMQ_ROOT/$n.twc"
+	done
+	mkdir "$TMQ_ROOT/aldir.twc" "$TMQ_ROOT/--group--gdir.twc"
+	mkfifo "$TMQ_ROOT/alfifo.twc" "$TMQ_ROOT/--group--gfifo.twc"
+	ln -s nowhere "$TMQ_ROOT/aldangling.twc"
+	cat >"$TMQ_ROOT/evil.twc" <<'JSON'
+{"key_width": 4, "partitions": 1, "message_types": {"Ok": 0,
+ "$(cd;touch${IFS}PWNED-y1)": 1, "O$(cd;touch${IFS}PWNED-y2)": 2,
+ "O`touch${IFS}PWNED-y3`": 3, "O k": 4, "-O": 5, "O\nk": 6, "O*": 7,
+ "O\u00e9": 8, "O\\k": 9, "O\"k": 10, "~O": 11, ".": 12, "..": 13,
+ "O;k": 14, "O{a,b}": 15, "O:k": 16}}
+JSON
+}
+
+# No planted command ran, anywhere the test can see.
+assert_nothing_ran() {
+	run find "$BATS_TEST_TMPDIR" -name 'PWNED*'
+	assert_output ''
+}
+
+@test "--completion-helper=types ROOT TOPIC: the types that may be offered, read as every tool reads a definition" {
+	plant_root
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" beta
+	assert_success
+	assert_output $'Ev\nOther.v2'
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" evil
+	assert_output Ok
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" nope
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: nope: no such topic"
+	# A definition that is no regular file is not opened: no hang.
+	tmq-topic create fifo
+	rm "$TMQ_ROOT/fifo.twc"
+	mkfifo "$TMQ_ROOT/fifo.twc"
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" fifo
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: fifo: fifo.twc: not a regular file (a FIFO)"
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" g
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: g: no such topic"
+	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" --group--g
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: --group--g: a group's log, not a topic"
+	run --separate-stderr tmq-put --completion-helper=kinds "$TMQ_ROOT" beta
+	assert_output ''
+	assert_equal "$stderr" "tmq-put: --completion-helper=kinds: use --completion-helper=types ROOT TOPIC"
+	run --separate-stderr tmq-get --completion-helper=types "$TMQ_ROOT"
+	assert_equal "$stderr" "tmq-get: --completion-helper=types: use --completion-helper=types ROOT TOPIC"
+	run tmq-put --completion-helper
+	assert_line '-T type'
+	run tmq-dump --completion-helper
+	assert_line 'operands topic grouplog file'
+	assert_nothing_ran
+}
+
