@@ -3,16 +3,21 @@
 #
 # Nothing here knows a tool's options: each tool describes them when run
 # with --completion-helper, as a line "operands WORDS" (the operand kinds
-# topic, group and file, or the tool's subcommands) and a line per option,
-# "-k keytype" or "--key-type keytype", naming the kind of its argument
-# (none word dir file topic group keytype from time reset policy), then,
-# when only some subcommands take it, those ("--json none list,info").
-# After a subcommand, only the options it takes are offered.  That output,
-# and the usage lines of -h, are read once per tool and shell session.
+# topic, group, grouplog (--group--NAME, after "--") and file, or the
+# tool's subcommands) and a line per option, "-k keytype" or "--key-type
+# keytype", naming the kind of its argument (none word dir file topic group
+# keytype from time reset policy type), then, when only some subcommands
+# take it, those ("--json none list,info").  After a subcommand, only the
+# options it takes are offered.  That output, and the usage lines of -h,
+# are read once per tool and shell session.
 #
 # Topic and group names are read from the root: the -d/--root argument on
 # the command line, else $TMQ_ROOT, else $XDG_DATA_HOME/tmq (when absolute),
-# else ~/.local/share/tmq.
+# else ~/.local/share/tmq.  Anyone who shares the root can put any file
+# name there: only names that follow the naming rule are offered, and no
+# name from the root ever reaches compgen -W, eval or an unquoted
+# expansion.  The types of a topic (for -T) are read by the tool itself
+# (--completion-helper=types ROOT TOPIC), under the same rule.
 
 declare -gA _tmq_helper_cache _tmq_usage_cache
 
@@ -71,30 +76,90 @@ _tmq_root()
 	fi
 }
 
-# _tmq_names ROOT topic|group: the topic or group names of ROOT.
-_tmq_names()
+# _tmq_is_name WORD: whether WORD follows the rule of topic and group names
+# (SPEC.md 1): [A-Za-z0-9_.-]+, not "." or "..", not beginning with '-'.
+# Such a word needs no quoting and cannot be taken for an option.  A
+# pattern test, in this shell: no expansion, no subprocess.  The letters
+# are listed, not given as ranges, which some locales would widen.
+_tmq_is_name()
 {
-	local f n
-	# Topics whose names begin with '.' are topics like the others.
-	for f in "$1"/*.twc "$1"/.*.twc; do
-		[[ -f $f ]] || continue
-		n=${f##*/}
-		n=${n%.twc}
-		if [[ $n == --group--* ]]; then
-			[[ $2 == group && -n ${n#--group--} ]] &&
-			    printf '%s\n' "${n#--group--}"
-		else
-			[[ $2 == topic ]] && printf '%s\n' "$n"
-		fi
-	done
+	case $1 in
+	'' | . | .. | -* | \
+	*[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-]*)
+		return 1 ;;
+	esac
+	return 0
 }
 
-# _tmq_add ARGS...: add what compgen ARGS prints to COMPREPLY.
-_tmq_add()
+# _tmq_offer CUR WORD...: add to COMPREPLY each WORD that begins with CUR
+# (never compgen -W, which expands what it is given).
+_tmq_offer()
 {
-	local -a r
-	mapfile -t r < <(compgen "$@")
-	COMPREPLY+=("${r[@]}")
+	local cur=$1 w
+	shift
+	for w; do
+		[[ $w == "$cur"* ]] && COMPREPLY+=("$w")
+	done
+	return 0
+}
+
+# _tmq_names ROOT topic|group|grouplog CUR: add to COMPREPLY the topics or
+# the groups of ROOT whose names begin with CUR; for grouplog, the groups'
+# logs ("--group--NAME").  A name is checked before anything else is done
+# with it (the glob gives the file names as they are: nothing expands
+# them), and it costs no subprocess.
+_tmq_names()
+{
+	local root=$1 kind=$2 cur=$3 f n o GLOBIGNORE
+	local -a files saved=()
+
+	# The shell's options must not change what the glob finds: no
+	# failglob error, no dot file twice (dotglob, or GLOBIGNORE, unset
+	# here), no "X.TWC", nothing left out by GLOBIGNORE.
+	for o in nullglob failglob dotglob nocaseglob; do
+		shopt -q "$o" && saved+=("$o")
+	done
+	shopt -s nullglob
+	shopt -u failglob dotglob nocaseglob
+	# Topics whose names begin with '.' are topics like the others.
+	files=("$root"/*.twc "$root"/.*.twc)
+	shopt -u nullglob
+	((${#saved[@]})) && shopt -s "${saved[@]}"
+	for f in "${files[@]}"; do
+		n=${f##*/}
+		n=${n%.twc}
+		case $kind in
+		topic) _tmq_is_name "$n" || continue ;;
+		group)
+			[[ $n == --group--* ]] || continue
+			n=${n#--group--}
+			_tmq_is_name "$n" || continue ;;
+		grouplog)
+			[[ $n == --group--* ]] || continue
+			_tmq_is_name "${n#--group--}" || continue ;;
+		*) return 0 ;;
+		esac
+		[[ $n == "$cur"* && -f $f ]] && COMPREPLY+=("$n")
+	done
+	return 0
+}
+
+# _tmq_types CMD ROOT TOPIC CUR: add to COMPREPLY the types of TOPIC that
+# begin with CUR.  The tool reads the definition, with the parser every
+# tool uses, and prints the names that follow the naming rule (for types,
+# a choice of the completion: tmq takes any non-empty type name, but only
+# such names can be offered without quoting); they are checked again here.
+_tmq_types()
+{
+	local w
+	local -a types
+	_tmq_is_name "$3" || return 0
+	mapfile -t types < <("$1" --completion-helper=types "$2" "$3" \
+	    2>/dev/null)
+	for w in "${types[@]}"; do
+		[[ $w == "$4"* ]] && _tmq_is_name "$w" && COMPREPLY+=("$w")
+	done
+	return 0
 }
 
 # _tmq_files CUR [-d]: file (or directory) names, into COMPREPLY.
@@ -103,70 +168,55 @@ _tmq_files()
 	if declare -F _filedir >/dev/null; then
 		_filedir $2
 	else
+		# compgen makes these from the file system, as bash's own
+		# file name completion does: it expands only CUR.
+		local -a r
 		compopt -o filenames 2>/dev/null
 		if [[ $2 == -d ]]; then
-			_tmq_add -d -- "$1"
+			mapfile -t r < <(compgen -d -- "$1")
 		else
-			_tmq_add -f -- "$1"
+			mapfile -t r < <(compgen -f -- "$1")
 		fi
+		COMPREPLY+=("${r[@]}")
 	fi
 }
 
-# _tmq_complete_kind KIND CUR ROOT: complete a value of one kind.
+# _tmq_complete_kind KIND CUR ROOT [CMD TOPIC ENDOPTS]: complete a value of
+# one kind.  For a type, CMD is the tool and TOPIC the topic operand; a
+# group's log is offered only after "--" (ENDOPTS 1), where it cannot be
+# taken for an option.
 _tmq_complete_kind()
 {
 	local kind=$1 cur=$2 root=$3
 	case $kind in
 	keytype)
-		_tmq_add -W 'u8 u16 u32 u64 char' -- "$cur" ;;
+		_tmq_offer "$cur" u8 u16 u32 u64 char ;;
 	from | reset)
-		_tmq_add -W 'start now' -- "$cur" ;;
+		_tmq_offer "$cur" start now ;;
 	policy)
-		_tmq_add -W 'start now fail' -- "$cur" ;;
+		_tmq_offer "$cur" start now fail ;;
 	dir)
 		_tmq_files "$cur" -d ;;
 	file)
 		_tmq_files "$cur" ;;
 	topic | group)
-		# Names are [A-Za-z0-9_.-]+: no quoting to worry about.
-		_tmq_add -W "$(_tmq_names "$root" "$kind")" -- "$cur" ;;
+		_tmq_names "$root" "$kind" "$cur" ;;
+	grouplog)
+		[[ ${6-} == 1 ]] && _tmq_names "$root" grouplog "$cur" ;;
+	type)
+		_tmq_types "$4" "$root" "$5" "$cur" ;;
 	esac
+	return 0
 }
 
-_tmq()
+# _tmq_walk CMD FROM TO: read words[FROM] to words[TO - 1] as the tool
+# would.  Sets want (the option whose argument is the next word), endopts
+# (1 after "--"), root (the argument of -d or --root) and ops (the
+# operands), which the caller declares.
+_tmq_walk()
 {
-	local cmd=${COMP_WORDS[0]} tool helper usage operands
-	local -a words=()
-	local i w cword=-1 cur prev root="" kind name
-	local -a ops=()
-
-	[[ $cmd == "~"* ]] && cmd=$HOME${cmd#\~}
-	tool=${cmd##*/}
-	COMPREPLY=()
-	_tmq_load "$cmd" || return 0
-	helper=${_tmq_helper_cache[$cmd]}
-	usage=${_tmq_usage_cache[$cmd]}
-
-	# The words up to the cursor, with "--opt" "=" "value" (as bash
-	# splits at '=') put back together.
-	for ((i = 0; i <= COMP_CWORD && i < ${#COMP_WORDS[@]}; i++)); do
-		w=${COMP_WORDS[i]}
-		if ((i > 1)) && [[ $w == "=" && ${words[-1]} == --* ]]; then
-			words[-1]+="="
-		elif ((i > 2)) && [[ ${COMP_WORDS[i-1]} == "=" &&
-		    ${words[-1]} == --*= ]]; then
-			words[-1]+=$w
-		else
-			words+=("$w")
-		fi
-		((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
-	done
-	((cword < 0)) && { words+=(""); cword=$((${#words[@]} - 1)); }
-	cur=${words[cword]}
-
-	# Walk the words before the cursor: options, their arguments, operands.
-	local want="" endopts=0 c j
-	for ((i = 1; i < cword; i++)); do
+	local i w c j kind
+	for ((i = $2; i < $3; i++)); do
 		w=${words[i]}
 		if [[ -n $want ]]; then
 			[[ $want == -d || $want == --root ]] && root=$w
@@ -176,13 +226,13 @@ _tmq()
 		elif ((!endopts)) && [[ $w == --?*=* ]]; then
 			[[ ${w%%=*} == --root ]] && root=${w#*=}
 		elif ((!endopts)) && [[ $w == --?* ]]; then
-			kind=$(_tmq_kind "$cmd" "$w")
+			kind=$(_tmq_kind "$1" "$w")
 			[[ -n $kind && $kind != none ]] && want=$w
 		elif ((!endopts)) && [[ $w == -?* ]]; then
 			# Bundled short options: "-0fJ", "-dDIR", "-o" "POS".
 			for ((j = 1; j < ${#w}; j++)); do
 				c=${w:j:1}
-				kind=$(_tmq_kind "$cmd" "-$c")
+				kind=$(_tmq_kind "$1" "-$c")
 				if [[ -n $kind && $kind != none ]]; then
 					if ((j + 1 < ${#w})); then
 						[[ $c == d ]] && root=${w:j+1}
@@ -196,20 +246,77 @@ _tmq()
 			ops+=("$w")
 		fi
 	done
+}
+
+# _tmq_topic_operand CMD CWORD: the first operand before the cursor, else
+# the first after it ("tmq-put -T <TAB> TOPIC"); "" when there is none.
+_tmq_topic_operand()
+{
+	if ((${#ops[@]})); then
+		printf '%s\n' "${ops[0]}"
+		return
+	fi
+	local want="" root="" endopts=$endopts
+	local -a ops=()
+	_tmq_walk "$1" $(($2 + 1)) ${#words[@]}
+	((${#ops[@]})) && printf '%s\n' "${ops[0]}"
+	return 0
+}
+
+_tmq()
+{
+	local cmd=${COMP_WORDS[0]} tool helper usage
+	local -a words=() operands=()
+	local i w cword=-1 cur root="" kind name topic=""
+	local -a ops=()
+
+	[[ $cmd == "~"* ]] && cmd=$HOME${cmd#\~}
+	tool=${cmd##*/}
+	COMPREPLY=()
+	_tmq_load "$cmd" || return 0
+	helper=${_tmq_helper_cache[$cmd]}
+	usage=${_tmq_usage_cache[$cmd]}
+
+	# The words, with "--opt" "=" "value" (as bash splits at '=') put
+	# back together; never a word after the cursor into the cursor's.
+	for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+		w=${COMP_WORDS[i]}
+		if ((i > 1 && (i <= COMP_CWORD || cword != ${#words[@]} - 1))) &&
+		    [[ $w == "=" && ${words[-1]} == --* ]]; then
+			words[-1]+="="
+		elif ((i > 2 && (i <= COMP_CWORD || cword != ${#words[@]} - 1))) &&
+		    [[ ${COMP_WORDS[i-1]} == "=" && ${words[-1]} == --*= ]]; then
+			words[-1]+=$w
+		else
+			words+=("$w")
+		fi
+		((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+	done
+	((cword < 0)) && { words+=(""); cword=$((${#words[@]} - 1)); }
+	cur=${words[cword]}
+
+	# Walk the words before the cursor: options, their arguments, operands.
+	local want="" endopts=0
+	_tmq_walk "$cmd" 1 "$cword"
 	root=$(_tmq_root "$root")
 
 	# The argument of an option.
 	if [[ -n $want ]]; then
-		_tmq_complete_kind "$(_tmq_kind "$cmd" "$want")" "$cur" "$root"
+		kind=$(_tmq_kind "$cmd" "$want")
+		[[ $kind == type ]] && topic=$(_tmq_topic_operand "$cmd" "$cword")
+		_tmq_complete_kind "$kind" "$cur" "$root" "$cmd" "$topic"
 		return 0
 	fi
 	if ((!endopts)) && [[ $cur == --?*=* ]]; then
 		kind=$(_tmq_kind "$cmd" "${cur%%=*}")
+		[[ $kind == type ]] && topic=$(_tmq_topic_operand "$cmd" "$cword")
 		if [[ $COMP_WORDBREAKS == *=* ]]; then
-			_tmq_complete_kind "$kind" "${cur#*=}" "$root"
+			_tmq_complete_kind "$kind" "${cur#*=}" "$root" "$cmd" \
+			    "$topic"
 		else
 			local -a vals=()
-			_tmq_complete_kind "$kind" "${cur#*=}" "$root"
+			_tmq_complete_kind "$kind" "${cur#*=}" "$root" "$cmd" \
+			    "$topic"
 			for w in "${COMPREPLY[@]}"; do
 				vals+=("${cur%%=*}=$w")
 			done
@@ -219,29 +326,35 @@ _tmq()
 	fi
 
 	# Operands: kinds, or subcommands.
-	operands=$(sed -n 's/^operands *//p' <<<"$helper")
+	read -r -a operands <<<"$(sed -n 's/^operands *//p' <<<"$helper")"
 	local sub=1
-	for w in $operands; do
-		[[ $w == topic || $w == group || $w == file ]] || { sub=0; break; }
+	for w in "${operands[@]}"; do
+		case $w in
+		topic | group | grouplog | file) ;;
+		*) sub=0; break ;;
+		esac
 	done
 
 	# Options: after a subcommand, those it takes.
 	if ((!endopts)) && [[ $cur == -* ]]; then
+		local -a opts
 		w=""
 		((!sub && ${#ops[@]})) && w=${ops[0]}
-		_tmq_add -W "$(_tmq_options "$cmd" "$w")" -- "$cur"
+		mapfile -t opts < <(_tmq_options "$cmd" "$w")
+		_tmq_offer "$cur" "${opts[@]}"
 		return 0
 	fi
 
-	[[ -z $operands ]] && return 0
+	((${#operands[@]})) || return 0
 	if ((sub)); then
 		# Operand kinds: the first operand, and the later ones when the
 		# usage shows them repeated ("TOPIC...", "[TOPIC | FILE]...").
 		if ((${#ops[@]} == 0)) ||
 		    grep -Eq '(^| )((TOPIC|GROUP|FILE)|\[(TOPIC|GROUP|FILE)( \| (TOPIC|GROUP|FILE))*\])\.\.\.' \
 		    <<<"$usage"; then
-			for w in $operands; do
-				_tmq_complete_kind "$w" "$cur" "$root"
+			for w in "${operands[@]}"; do
+				_tmq_complete_kind "$w" "$cur" "$root" "$cmd" "" \
+				    "$endopts"
 			done
 		fi
 		return 0
@@ -251,7 +364,7 @@ _tmq()
 	# GROUP or TOPIC, or NAME: the tool's own kind, unless it is a new
 	# one to create).
 	if ((${#ops[@]} == 0)); then
-		_tmq_add -W "$operands" -- "$cur"
+		_tmq_offer "$cur" "${operands[@]}"
 		return 0
 	fi
 	((${#ops[@]} == 1)) || return 0

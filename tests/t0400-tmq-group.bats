@@ -1147,8 +1147,9 @@ swap_commit() {
 	assert_equal "${#lines[@]}" 2
 	run --separate-stderr tmq-topic list
 	assert_output ev
-	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group &&
-	    _tmq_names "$2" topic' _ "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
+	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group "" &&
+	    _tmq_names "$2" topic "" && printf "%s\n" "${COMPREPLY[@]}"' _ \
+	    "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
 	assert_output $'G\nev'
 }
 
@@ -1449,8 +1450,9 @@ sys.exit(not (d["members"].get(sys.argv[1]) == want and d["alive"][sys.argv[1]] 
 	run --separate-stderr tmq-group list
 	assert_success
 	assert_equal "${#lines[@]}" 2
-	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group &&
-	    _tmq_names "$2" topic' _ "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
+	run bash -c 'source "$1/completions/tmq.bash" && _tmq_names "$2" group "" &&
+	    _tmq_names "$2" topic "" && printf "%s\n" "${COMPREPLY[@]}"' _ \
+	    "$BATS_TEST_DIRNAME/.." "$TMQ_ROOT"
 	assert_output $'G\nev'
 }
 

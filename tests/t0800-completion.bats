@@ -4,6 +4,9 @@
 # COMP_WORDS and the rest are set as bash sets them, _tmq is called, and
 # COMPREPLY is what is checked.  completions/_tmq is parsed and run in a
 # plain zsh with compadd replaced by a stub (zcomp), when zsh is there.
+# Names a co-user planted in the root are completed in every place a name
+# is, both ways and in an interactive bash and zsh that tmux drives (when
+# tmux is installed): none of them may run or be offered.
 
 load test_helper
 
@@ -11,18 +14,23 @@ SRC=${TMQ_SRCDIR:-$BATS_TEST_DIRNAME/..}
 
 # comp WORD...: complete a command line made of these words, the last one
 # (maybe empty) under the cursor; print the candidates sorted, one a line.
-# With TMQ_NO_BASH_COMPLETION set, bash-completion is not loaded first.
+# With TMQ_NO_BASH_COMPLETION set, bash-completion is not loaded first;
+# with TMQ_CWORD set, the cursor is at the end of that word instead;
+# TMQ_BASH_SETUP is run in that bash before the completion is loaded.
 comp() {
 	bash --norc --noprofile -c '
+		eval "${TMQ_BASH_SETUP-}"
 		if [ -z "${TMQ_NO_BASH_COMPLETION-}" ] &&
 		    [ -f /usr/share/bash-completion/bash_completion ]; then
 			. /usr/share/bash-completion/bash_completion
 		fi
 		. "$0" || exit 1
 		COMP_WORDS=("$@")
-		COMP_CWORD=$(($# - 1))
+		COMP_CWORD=${TMQ_CWORD:-$(($# - 1))}
 		COMP_LINE="$*"
 		COMP_POINT=${#COMP_LINE}
+		w="${COMP_WORDS[*]:0:COMP_CWORD+1}"
+		[ -n "${TMQ_CWORD-}" ] && COMP_POINT=${#w}
 		COMPREPLY=()
 		_tmq "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
 		if ((${#COMPREPLY[@]})); then
@@ -399,6 +407,146 @@ assert_nothing_ran() {
 	assert_output ''
 }
 
+# Every place a name is completed: the text before the cursor, a tab, and
+# what is offered there, in order.
+planted_cases() {
+	cat <<'EOF2'
+tmq-get 	alpha beta evil
+tmq-get a	alpha
+tmq-get al	alpha
+tmq-get alpha 	alpha beta evil
+tmq-get -g 	g
+tmq-get --group 	g
+tmq-get --group=	g
+tmq-get -g g 	alpha beta evil
+tmq-put 	alpha beta evil
+tmq-put -k 1 a	alpha
+tmq-put beta -T 	Ev Other.v2
+tmq-put evil -T 	Ok
+tmq-put evil -T O	Ok
+tmq-put evil --type 	Ok
+tmq-put evil --type=	Ok
+tmq-dump 	alpha beta evil
+tmq-dump -- 	--group--g alpha beta evil
+tmq-dump -- --g	--group--g
+tmq-dump -- -	--group--g
+tmq-commit 	g
+tmq-commit -t 	alpha beta evil
+tmq-commit g -t a	alpha
+tmq-topic info 	alpha beta evil
+tmq-topic partition a	alpha
+tmq-topic prune 	alpha beta evil
+tmq-topic delete 	alpha beta evil
+tmq-group describe 	g
+tmq-group rebalance 	g
+tmq-group reset 	g
+tmq-group delete 	g
+tmq-group describe g -t 	alpha beta evil
+tmq-group reset g --topic=a	alpha
+EOF2
+}
+
+# words_of LINE: the words bash makes of LINE for COMP_WORDS ("--x=v" as
+# "--x" "=" "v"; a last, empty word after a space).
+words_of() {
+	local -a in out=()
+	local w
+	read -r -a in <<<"$1"
+	for w in "${in[@]}"; do
+		if [[ $w == --?*=* ]]; then
+			out+=("${w%%=*}" =)
+			[ -n "${w#*=}" ] && out+=("${w#*=}")
+		else
+			out+=("$w")
+		fi
+	done
+	[[ $1 == *" " ]] && out+=("")
+	printf '%s\0' "${out[@]}"
+}
+
+@test "bash: names planted in the root never run and are never offered, wherever a name is completed" {
+	plant_root
+	local line want words got bad=""
+	while IFS=$'\t' read -r line want; do
+		mapfile -d '' -t words < <(words_of "$line")
+		got=$(comp "${words[@]}" | tr '\n' ' ')
+		want=$(tr ' ' '\n' <<<"$want" | LC_ALL=C sort | tr '\n' ' ')
+		[ "$got" = "$want" ] || bad+="'$line': offered '$got', not '$want'"$'\n'
+	done < <(planted_cases)
+	assert_equal "$bad" ""
+	assert_nothing_ran
+}
+
+@test "bash: the shell's glob and match options change nothing that is offered" {
+	plant_root
+	tmq-topic create .hidden
+	: >"$TMQ_ROOT/ALPHA.TWC"
+	mkdir "$BATS_TEST_TMPDIR/empty"
+	export TMQ_BASH_SETUP='shopt -s failglob dotglob nocaseglob extglob
+	    shopt -u nullglob; GLOBIGNORE=$TMQ_ROOT/*:x'
+	run comp tmq-get ''
+	assert_output $'.hidden\nalpha\nbeta\nevil'
+	run comp tmq-get a
+	assert_output alpha
+	run comp tmq-group describe ''
+	assert_output g
+	run comp tmq-get -d "$BATS_TEST_TMPDIR/empty" ''
+	assert_output ''
+	run comp tmq-put evil -T ''
+	assert_output Ok
+	assert_nothing_ran
+}
+
+@test "bash: a type is completed for the topic after the cursor too, and --opt=VALUE in one word" {
+	plant_root
+	TMQ_CWORD=2 run comp tmq-put -T '' evil
+	assert_output Ok
+	TMQ_CWORD=2 run comp tmq-put -T O -k 1 -- beta
+	assert_output Other.v2
+	run comp tmq-put -T ''
+	assert_output ''
+	# A word that is no topic name is not asked about.
+	run comp tmq-put '$(cd;touch${IFS}PWNED-op)' -T ''
+	assert_output ''
+	TMQ_BASH_SETUP='COMP_WORDBREAKS=${COMP_WORDBREAKS//=}' \
+	    run comp tmq-put evil --type=
+	assert_output --type=Ok
+	TMQ_BASH_SETUP='COMP_WORDBREAKS=${COMP_WORDBREAKS//=}' \
+	    run comp tmq-get --group=
+	assert_output --group=g
+	assert_nothing_ran
+}
+
+# forks COMMAND...: how many processes COMMAND and its children start.
+forks() {
+	strace -f -qq -e trace=clone,clone3,fork,vfork -o "$BATS_TEST_TMPDIR/strace" "$@" >/dev/null
+	grep -E '^[0-9]+ +(clone3?|v?fork)\(' "$BATS_TEST_TMPDIR/strace" | grep -vc CLONE_THREAD
+}
+
+@test "bash: 4,000 more files in the root cost a completion no process more" {
+	command -v strace >/dev/null || skip "strace is not installed: processes not counted"
+	plant_root
+	local line small big i
+	for line in "tmq-get ''" "tmq-group describe ''" "tmq-dump -- ''" \
+	    "tmq-put evil -T ''"; do
+		small+=" $(forks bash -c "$(declare -f comp); SRC='$SRC'; comp $line")"
+	done
+	for ((i = 0; i < 1000; i++)); do
+		: >"$TMQ_ROOT/t$i.twc" >"$TMQ_ROOT/--group--g$i.twc"
+		: >"$TMQ_ROOT/t\$(:)$i.twc" >"$TMQ_ROOT/--group--g\$(:)$i.twc"
+	done
+	for line in "tmq-get ''" "tmq-group describe ''" "tmq-dump -- ''" \
+	    "tmq-put evil -T ''"; do
+		big+=" $(forks bash -c "$(declare -f comp); SRC='$SRC'; comp $line")"
+	done
+	assert_equal "$big" "$small"
+	run comp tmq-get t
+	assert_equal "${#lines[@]}" 1000
+	run comp tmq-group describe g
+	assert_equal "${#lines[@]}" 1001
+	assert_nothing_ran
+}
+
 @test "--completion-helper=types ROOT TOPIC: the types that may be offered, read as every tool reads a definition" {
 	plant_root
 	run --separate-stderr tmq-put --completion-helper=types "$TMQ_ROOT" beta
@@ -435,3 +583,142 @@ assert_nothing_ran() {
 	assert_nothing_ran
 }
 
+# --- a real interactive bash and zsh, driven through tmux -------------
+
+teardown() {
+	if [ -n "${TMUX_SOCK-}" ]; then
+		tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || :
+	fi
+}
+
+# tmux_shell bash|zsh: start that shell, interactive, in a tmux server of
+# the test's own (its socket under $BATS_TEST_TMPDIR), with the completion
+# installed as a user would: for bash, bash-completion loads tmq.bash
+# under the tool's name on the first TAB; for zsh, compinit finds _tmq on
+# fpath.  Two keys are the test's: C-o inserts every completion of the
+# word at the cursor (readline's insert-completions; zsh's _all_matches),
+# C-t appends the command line, then a NUL, to $SYNC and empties it.
+# Returns once the shell shows its prompt.
+tmux_shell() {
+	local sh=$1 rc bc t
+	command -v tmux >/dev/null ||
+	    skip "tmux is not installed: the interactive $sh is not run"
+	command -v "$sh" >/dev/null ||
+	    skip "$sh is not installed: the interactive $sh is not run"
+	TMUX_SOCK=$BATS_TEST_TMPDIR/tmux.sock
+	SYNC=$BATS_TEST_TMPDIR/sync
+	: >"$SYNC"
+	rc=$BATS_TEST_TMPDIR/rc.$sh
+	if [ "$sh" = bash ]; then
+		[ -f /usr/share/bash-completion/bash_completion ] ||
+		    skip "bash-completion is not installed: the interactive bash is not run"
+		bc=$BATS_TEST_TMPDIR/bash-completion
+		mkdir -p "$bc/completions"
+		for t in tmq-topic tmq-put tmq-get tmq-group tmq-commit tmq-dump; do
+			ln -s "$SRC/completions/tmq.bash" "$bc/completions/$t"
+		done
+		cat >"$rc" <<EOF2
+BASH_COMPLETION_USER_DIR='$bc'
+. /usr/share/bash-completion/bash_completion
+SYNC='$SYNC'
+bind '"\C-o": insert-completions'
+bind -x '"\C-t": printf "%s\\0" "\$READLINE_LINE" >>"\$SYNC"; READLINE_LINE=; READLINE_POINT=0'
+unset HISTFILE
+PS1='READY\$ '
+EOF2
+		set -- bash --noprofile --rcfile "$rc" -i
+	else
+		mkdir -p "$BATS_TEST_TMPDIR/zdot"
+		cat >"$BATS_TEST_TMPDIR/zdot/.zshrc" <<EOF2
+fpath=('$SRC/completions' \$fpath)
+autoload -Uz compinit && compinit -u -d '$BATS_TEST_TMPDIR/zcompdump'
+zle -C all-matches complete-word _generic
+zstyle ':completion:all-matches::::' completer _all_matches _complete
+zstyle ':completion:all-matches:*' insert yes
+bindkey '^O' all-matches
+SYNC='$SYNC'
+tmq-test-dump() { print -rn -- "\$BUFFER"\$'\\0' >>\$SYNC; BUFFER=; }
+zle -N tmq-test-dump
+bindkey '^T' tmq-test-dump
+unset HISTFILE
+PS1='READY%% '
+EOF2
+		set -- zsh -d -i
+	fi
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -s tmq -x 200 -y 50 \
+	    -c "$PWD" env -i HOME="$HOME" PATH="$PATH" TERM=screen LANG=C.UTF-8 \
+	    TMQ_ROOT="$TMQ_ROOT" ZDOTDIR="$BATS_TEST_TMPDIR/zdot" "$@"
+	wait_for pane_shows READY
+}
+
+# pane_shows TEXT: the shell's screen shows TEXT.
+pane_shows() {
+	tmux -S "$TMUX_SOCK" capture-pane -p -t tmq | grep -qF -- "$1"
+}
+
+# synced N: the shell has written N command lines to $SYNC.
+synced() {
+	[ "$(tr -cd '\0' <"$SYNC" | wc -c)" -ge "$1" ]
+}
+
+# sorted_words TEXT: the words of TEXT, sorted, on one line.
+sorted_words() {
+	tr ' ' '\n' <<<"$1" | grep -v '^$' | LC_ALL=C sort | tr '\n' ' '
+}
+
+# Every planted case typed into the shell tmux_shell started: the line,
+# C-o to insert what is offered, C-t to write the line out; then each
+# line written is compared, word by word, with the line and what it
+# should offer.
+interactive_cases() {
+	local n=0 line want base bad="" i
+	local -a lines_in wants got
+	while IFS=$'\t' read -r line want; do
+		lines_in+=("$line")
+		wants+=("$want")
+		tmux -S "$TMUX_SOCK" send-keys -t tmq -l -- "$line"
+		tmux -S "$TMUX_SOCK" send-keys -t tmq C-o C-t
+		n=$((n + 1))
+		wait_for synced "$n"
+	done < <(planted_cases)
+	mapfile -d '' -t got <"$SYNC"
+	for ((i = 0; i < n; i++)); do
+		line=${lines_in[i]}
+		# The line up to the word completed ("--x=" kept).
+		base=${line%[ =]*}
+		base=${line:0:${#base}+1}
+		want="$base${wants[i]} "
+		if [ "$(sorted_words "${got[i]}")" != "$(sorted_words "$want")" ]; then
+			bad+="'$line': completed to '${got[i]}', not '$want'"$'\n'
+		fi
+	done
+	assert_equal "$bad" ""
+}
+
+@test "bash, interactive in tmux: planted names never run and are never offered" {
+	plant_root
+	tmux_shell bash
+	interactive_cases
+	assert_nothing_ran
+}
+
+@test "zsh, interactive in tmux: planted names never run and are never offered" {
+	plant_root
+	tmux_shell zsh
+	interactive_cases
+	assert_nothing_ran
+}
+
+@test "zsh (compadd stubbed): the types after -T, group logs after -- for tmq-dump" {
+	command -v zsh >/dev/null || skip "zsh is not installed: _tmq not run"
+	plant_root
+	run zcomp tmq-put evil -T ''
+	assert_output Ok
+	run zcomp tmq-put beta -T O
+	assert_output Other.v2
+	run zcomp tmq-dump -- ''
+	assert_output $'--group--g\nalpha\nbeta\nevil'
+	run zcomp tmq-dump ''
+	assert_output $'alpha\nbeta\nevil'
+	assert_nothing_ran
+}
