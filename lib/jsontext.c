@@ -41,6 +41,27 @@ tmq_json_only_space(const char *s, size_t n)
 	return 1;
 }
 
+int
+tmq_json_has_nul(const char *s, size_t n, size_t *at)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\\') {
+			run++;
+			continue;
+		}
+		/* An odd run of backslashes: its last one escapes this. */
+		if (run % 2 == 1 && s[i] == 'u' && n - i > 4 &&
+		    memcmp(s + i + 1, "0000", 4) == 0) {
+			*at = i;	/* the backslash's, from 1 */
+			return 1;
+		}
+		run = 0;
+	}
+	return 0;
+}
+
 /* --- strict RFC 8259 ------------------------------------------------- */
 
 /* Deeper than anyone's messages, shallow enough for a fixed stack. */

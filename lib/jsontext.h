@@ -18,5 +18,13 @@ int tmq_json_strict_object(const unsigned char *s, size_t n,
 /* Nothing but JSON white space: what may follow a document, as Python's
  * json.loads allows. */
 int tmq_json_only_space(const char *s, size_t n);
+/* Does JSON text s[0..n) spell U+0000 (the escape \u0000) in a string?
+ * json-c keeps the names of an object's members as C strings, cut at the
+ * first NUL, so "a\u0000b" and "a\u0000c" both come back as "a": text
+ * that holds one cannot be read as it was written.  *at is then the
+ * escape's byte (from 1).  Looked for in the text, whatever its grammar:
+ * the escape is a backslash that no backslash before it escapes, then
+ * u0000. */
+int tmq_json_has_nul(const char *s, size_t n, size_t *at);
 
 #endif

@@ -123,6 +123,7 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 	struct json_tokener *tok;
 	struct json_object *root = NULL, *types, *o;
 	long long width, parts;
+	size_t at;
 	int rc = -1;
 
 	memset(t, 0, sizeof *t);
@@ -141,6 +142,12 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 	}
 	if (!json_object_is_type(root, json_type_object)) {
 		tmq_fail(e, "definition is not a JSON object");
+		goto out;
+	}
+	/* Type names (and every other name) would come back cut at a NUL:
+	 * two types could share one, or a field pass for another. */
+	if (tmq_json_has_nul(json, n, &at)) {
+		tmq_fail(e, "\\u0000 at byte %zu: a name cannot hold NUL", at);
 		goto out;
 	}
 	if (get_int(root, "key_width", &width, e) < 0 ||

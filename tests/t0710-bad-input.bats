@@ -281,7 +281,7 @@ EOF
 	assert_output $'first\nlast'
 }
 
-@test "bad topic definitions: corrupt or truncated .twc, partitions 0, key_width 3, ..." {
+@test "bad topic definitions: corrupt or truncated .twc, partitions 0, key_width 3, a name holding \\u0000, ..." {
 	check_table <<'EOF'
 truncated | twc t '{"key_width": 2, "partitions": 1'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: definition is not valid JSON
 empty | twc t ''; tmq-get t | 1 | tmq-get: t: corrupt t.twc: definition is not valid JSON
@@ -299,6 +299,11 @@ types-array | twc t '{"key_width": 2, "partitions": 1, "message_types": []}'; tm
 types-shared-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": 0, "b": 0}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: two types share index 0
 types-negative-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad index for type "a"
 no-directory | twc t '{"key_width": 2, "partitions": 1}'; rmdir "$TMQ_ROOT/t"; tmq-put t x | 1 | tmq-put: t: topic directory is missing
+types-nul | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a\u0000b": 0, "a\u0000c": 1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: \u0000 at byte 55: a name cannot hold NUL
+types-nul-put | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": 0, "a\u0000": 1}}'; tmq-put -T a t '{}' | 1 | tmq-put: t: corrupt t.twc: \u0000 at byte 63: a name cannot hold NUL
+field-nul | twc t '{"key_width\u0000x": 2, "partitions": 1}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: \u0000 at byte 12: a name cannot hold NUL
+group-topic-nul | twc --group--H '{"key_width": 4, "partitions": 1, "message_types": {}, "topic": "ev\u0000x"}'; tmq-group describe H | 1 | tmq-group: --group--H: corrupt --group--H.twc: \u0000 at byte 68: a name cannot hold NUL
+types-escaped-backslash | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a\\u0000b": 0}}'; tmq-topic info t | sed -n 's/^types: *//p' >&2 | 0 | a\\u0000b
 EOF
 }
 

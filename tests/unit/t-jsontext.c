@@ -2,7 +2,9 @@
  * what goes in and -J to what it prints as it is: the grammar to the
  * letter (numbers, escapes, literals, nesting, nothing after the object),
  * NaN and Infinity refused, surrogate escapes only in pairs, and each
- * refusal saying what and at which byte. */
+ * refusal saying what and at which byte; and the look for \u0000, which
+ * json-c would cut a member's name at (topic definitions), escaped
+ * backslashes told apart from the one that escapes. */
 #include "jsontext.h"
 #include "tap.h"
 
@@ -14,6 +16,16 @@ good(const char *s)
 	if (!is_int(tmq_json_strict_object((const unsigned char *)s, strlen(s),
 	    &e), 0, "strict: %.60s", s))
 		diag("refused: %s", e.msg);
+}
+
+/* tmq_json_has_nul on s: want 0, or the byte (from 1) of its escape. */
+static void
+nul_at(const char *s, size_t want)
+{
+	size_t at = 0;
+	int has = tmq_json_has_nul(s, strlen(s), &at);
+
+	is_int(has ? (int)at : 0, (int)want, "\\u0000 at %zu: %.60s", want, s);
 }
 
 static void
@@ -88,5 +100,16 @@ main(void)
 		deep[i] = '[';
 	deep[i] = '\0';
 	bad(deep, "nested deeper than 1024 at byte 1029");
+
+	nul_at("{\"a\": 0}", 0);
+	nul_at("{\"a\\u0000b\": 0}", 4);
+	nul_at("{\"t\": {\"x\": 0, \"a\\u0000\": 1}}", 18);
+	nul_at("{\"a\\\\u0000\": 0}", 0);	/* "a\\u0000": a backslash */
+	nul_at("{\"a\\\\\\u0000\": 0}", 6);	/* "a\\\u0000": and a NUL */
+	nul_at("{\"a\\u005Cu0000\": 0}", 0);	/* \u005C is a backslash */
+	nul_at("{\"a\\u00001\": 0}", 4);	/* NUL, then "1" */
+	nul_at("{\"a\\u000\": 0}", 0);
+	nul_at("\\u0000", 1);		/* in no string: still said */
+	nul_at("x\\u000", 0);		/* cut short */
 	return done_testing();
 }
