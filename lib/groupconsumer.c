@@ -13,6 +13,7 @@
 #include "modes.h"
 #include "names.h"
 #include "partfile.h"
+#include "regfile.h"
 
 static int
 setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
@@ -222,6 +223,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
     unsigned nparts, int from_now, struct tmq_error *e)
 {
 	const struct tmq_topic *t;
+	char shown[TMQ_NAME_MAX + 32];
 	unsigned i;
 	int fd, dfd, rc;
 
@@ -239,24 +241,20 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	dfd = tmq_subdir_beneath(gc->g.log.dirfd, ".tmq", 1, 0777);
 	if (dfd >= 0)
 		tmq_mode_follow(gc->g.log.dirfd, dfd);
+	snprintf(shown, sizeof shown, "%s/.tmq", gc->g.log.name);
 	if (dfd < 0) {
-		struct stat st;
-
-		if ((errno == ENOTDIR || errno == ELOOP) &&
-		    fstatat(gc->g.log.dirfd, ".tmq", &st,
-		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			return tmq_fail(e, "group %s: %s/.tmq is a symbolic "
-			    "link (not followed)", group, gc->g.log.name);
-		return tmq_fail_errno(e, "group %s: cannot open %s/.tmq", group,
-		    gc->g.log.name);
+		tmq_subdir_fail(gc->g.log.dirfd, ".tmq", shown, e);
+		return tmq_fail_prefix(e, "group %s", group);
 	}
-	fd = tmq_open_beneath(dfd, "lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	/* Never a FIFO or a link planted there (regfile.h). */
+	snprintf(shown, sizeof shown, "%s/.tmq/lock", gc->g.log.name);
+	fd = tmq_open_regular_as(dfd, "lock", shown, O_RDWR | O_CREAT, 0666,
+	    e);
 	if (fd >= 0)
 		tmq_mode_follow(dfd, fd);
 	close(dfd);
 	if (fd < 0)
-		return tmq_fail_errno(e, "group %s: cannot open the lock %s/.tmq/lock",
-		    group, gc->g.log.name);
+		return tmq_fail_prefix(e, "group %s", group);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return tmq_fail(e, "group %s: another reader of fixed "

@@ -3,7 +3,20 @@
  * OFD locks, not classic fcntl locks: they belong to the open file, not
  * the process, so a probe in the same process still sees a member's lock
  * (tests and tools run several in one process), and closing some other
- * descriptor of the file does not drop it. */
+ * descriptor of the file does not drop it.
+ *
+ * The tags are public (in each JOINED) and .tmq is the group's to write,
+ * so anyone may put something else under a member's name: every lock
+ * file is opened non-blocking, never through a link, and only when it is
+ * a regular file (regfile.h).  A FIFO, socket, device, directory or link
+ * there is refused, and its member is one we cannot vouch for (unknown),
+ * as when its file was removed: never dead, which would hand a living
+ * member's partitions to the others at every probe, and never alive,
+ * which would make every rebalance wait for a member that may be long
+ * gone.  A reader that shows the member says so once (the member by id
+ * and the file by name); the sweep leaves such a name alone.  Not every
+ * lock is ours to hold: a .tmq that is not a directory leaves every member
+ * unvouched, and a member that cannot make its own file goes unvouched. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -14,9 +27,11 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "escape.h"
 #include "group.h"
 #include "liveness.h"
 #include "modes.h"
+#include "regfile.h"
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
@@ -62,26 +77,18 @@ int
 tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 {
 	struct flock fl;
-	char name[64];
+	char name[64], shown[80];
 	int dfd, try;
 
 	*fd = -1;
 	live_name(tag, name, sizeof name);
-	if ((dfd = dot_dir(logdirfd, 1)) < 0) {
-		struct stat st;
-
-		if ((errno == ENOTDIR || errno == ELOOP) &&
-		    fstatat(logdirfd, ".tmq", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode))
-			return tmq_fail(e, ".tmq is a symbolic link (not "
-			    "followed)");
-		return tmq_fail_errno(e, ".tmq");
-	}
+	snprintf(shown, sizeof shown, ".tmq/%s", name);
+	if ((dfd = dot_dir(logdirfd, 1)) < 0)
+		return tmq_subdir_fail(logdirfd, ".tmq", ".tmq", e);
 	for (try = 0; try < HOLD_TRIES; try++) {
-		*fd = openat(dfd, name, O_RDWR | O_CREAT | O_CLOEXEC |
-		    O_NOFOLLOW, 0666);
+		*fd = tmq_open_regular_as(dfd, name, shown, O_RDWR | O_CREAT,
+		    0666, e);
 		if (*fd < 0) {
-			tmq_fail_errno(e, ".tmq/%s", name);
 			close(dfd);
 			return -1;
 		}
@@ -131,17 +138,69 @@ tmq_live_release(int logdirfd, uint64_t tag, int fd)
 	close(fd);
 }
 
-static enum tmq_liveness
-probe_in(int dfd, uint64_t tag)
+/* What has been said, so that a reader that probes every half second
+ * says each planted name once: the tags (a few: past them, no more is
+ * said), and whether a .tmq that is not a directory was. */
+#define SAID_MAX 16
+static uint64_t said[SAID_MAX];
+static unsigned nsaid;
+static int said_dir;
+
+static int
+first_time(uint64_t tag)
 {
+	unsigned i;
+
+	for (i = 0; i < nsaid; i++)
+		if (said[i] == tag)
+			return 0;
+	if (nsaid == SAID_MAX)
+		return 0;
+	said[nsaid++] = tag;
+	return 1;
+}
+
+/* Say, through the group's notice, that member id of g (all of them,
+ * when all) goes unvouched for the reason in why (a file's name and what
+ * it is). */
+static void
+say_unvouched(const struct tmq_group *g, uint32_t id, int all,
+    const char *why)
+{
+	char msg[512], gname[128], who[48];
+
+	if (g == NULL || g->notice == NULL)
+		return;
+	if (all)
+		snprintf(who, sizeof who, "no member can be vouched for");
+	else
+		snprintf(who, sizeof who, "member %lu cannot be vouched for",
+		    (unsigned long)id);
+	snprintf(msg, sizeof msg, "group %s: %s/%s: %s",
+	    tmq_escape_name(g->name, gname, sizeof gname), g->log.name, why,
+	    who);
+	g->notice(g->notice_arg, msg);
+}
+
+/* The probe of tag's file in dfd (.tmq); g and id only to say what was
+ * refused (g NULL: nothing is said). */
+static enum tmq_liveness
+probe_in(int dfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
+{
+	struct tmq_error e;
 	struct flock fl;
-	char name[64];
+	char name[64], shown[80];
 	int fd;
 
 	live_name(tag, name, sizeof name);
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	snprintf(shown, sizeof shown, ".tmq/%s", name);
+	fd = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0, &e);
+	if (fd < 0) {
+		/* EINVAL: not a regular file (regfile.h). */
+		if (errno == EINVAL && g != NULL && first_time(tag))
+			say_unvouched(g, id, 0, e.msg);
 		return TMQ_LIVE_UNKNOWN;
+	}
 	whole_file(&fl, F_WRLCK);
 	if (fcntl(fd, F_OFD_GETLK, &fl) < 0) {
 		close(fd);
@@ -151,17 +210,30 @@ probe_in(int dfd, uint64_t tag)
 	return fl.l_type == F_UNLCK ? TMQ_LIVE_DEAD : TMQ_LIVE_YES;
 }
 
+static enum tmq_liveness
+probe(int logdirfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
+{
+	enum tmq_liveness l;
+	struct tmq_error e;
+	int dfd;
+
+	if ((dfd = dot_dir(logdirfd, 0)) < 0) {
+		if (errno != ENOENT && g != NULL && !said_dir) {
+			said_dir = 1;
+			tmq_subdir_fail(logdirfd, ".tmq", ".tmq", &e);
+			say_unvouched(g, id, 1, e.msg);
+		}
+		return TMQ_LIVE_UNKNOWN;
+	}
+	l = probe_in(dfd, tag, g, id);
+	close(dfd);
+	return l;
+}
+
 enum tmq_liveness
 tmq_live_probe(int logdirfd, uint64_t tag)
 {
-	enum tmq_liveness l;
-	int dfd;
-
-	if ((dfd = dot_dir(logdirfd, 0)) < 0)
-		return TMQ_LIVE_UNKNOWN;
-	l = probe_in(dfd, tag);
-	close(dfd);
-	return l;
+	return probe(logdirfd, tag, NULL, 0);
 }
 
 /* Remove the file when no one holds its lock: under a lock of our own,
@@ -175,7 +247,7 @@ forget_in(int dfd, uint64_t tag)
 	int fd;
 
 	live_name(tag, name, sizeof name);
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
 	if (fd < 0)
 		return;
 	whole_file(&fl, F_RDLCK);
@@ -232,7 +304,8 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		errno = 0;
 		tag = strtoull(d->d_name + 5, &end, 16);
 		if (errno != 0 || *end != '\0' || end == d->d_name + 5 ||
-		    probe_in(dirfd(dir), (uint64_t)tag) != TMQ_LIVE_DEAD)
+		    probe_in(dirfd(dir), (uint64_t)tag, NULL, 0) !=
+		    TMQ_LIVE_DEAD)
 			continue;
 		if (*n == cap) {
 			uint64_t *nt;
@@ -302,7 +375,7 @@ tmq_live_member(const struct tmq_group *g, uint32_t id)
 	for (i = 0; i < g->nmembers; i++)
 		if (g->members[i].id == id)
 			return g->members[i].claimed ?
-			    tmq_live_probe(g->log.dirfd, g->members[i].tag) :
+			    probe(g->log.dirfd, g->members[i].tag, g, id) :
 			    TMQ_LIVE_UNKNOWN;
 	return TMQ_LIVE_UNKNOWN;
 }
@@ -334,7 +407,7 @@ tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
 		heard = !g->have_assignment || m->last_offset > g->ended_offset;
 		if (!heard && (last == NULL || last->nparts == 0))
 			continue;
-		switch (tmq_live_probe(g->log.dirfd, m->tag)) {
+		switch (probe(g->log.dirfd, m->tag, g, m->id)) {
 		case TMQ_LIVE_YES:
 			(*alive)++;
 			break;

@@ -18,17 +18,24 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# Users, groups and directories a test made, undone whatever happened.
+# Users, groups, directories and processes a test made, undone whatever
+# happened, the last made first (a user goes once its processes have).
 teardown() {
 	local what name
+	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
 	while read -r what name; do
 		case $what in
 		user) userdel "$name" 2>/dev/null || : ;;
 		group) groupdel "$name" 2>/dev/null || : ;;
 		dir) rm -rf "$name" ;;
-		pid) kill -9 "$name" 2>/dev/null || : ;;
+		pid)
+			kill -9 "$name" 2>/dev/null || :
+			for _ in $(seq 100); do
+				gone "$name" && break
+				sleep 0.05
+			done ;;
 		esac
-	done <"$BATS_TEST_TMPDIR/.undo"
+	done <"$BATS_TEST_TMPDIR/.undo.rev"
 }
 
 undo() {
@@ -57,7 +64,8 @@ two_users() {
 	# a directory only its owner can enter).
 	mkdir -m 755 "$SHARED/bin"
 	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
-	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$SHARED/bin/"
+	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$TMQ_BIN"/tmq-dump \
+	    "$SHARED/bin/"
 	chmod 755 "$SHARED"/bin/*
 }
 
@@ -94,7 +102,7 @@ today_file() {
 	ln -s "$OUT/lock" "$TMQ_ROOT/--group--G/.tmq/lock"
 	run --separate-stderr tmq-get -g G -P 0 ev
 	assert_failure 1
-	assert_equal "$stderr" 'tmq-get: group G: cannot open the lock --group--G/.tmq/lock: Too many levels of symbolic links'
+	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq/lock: a symbolic link, not followed'
 	run ls -A "$OUT"
 	assert_output ''
 }
@@ -292,4 +300,182 @@ today_file() {
 	chmod 0755 "$TMQ_ROOT"
 	run --separate-stderr tmq-get ev
 	assert_equal "$stderr" ''
+}
+
+# ---------------------------------------------------------------- planted files
+#
+# The attacker (U1) plants, the victim (U2) runs, in a setgid root both may
+# write to, as a team's is.  Every command of the victim runs under a
+# timeout or in the background with its end waited for (bounded): a hang
+# fails the test, it does not hang the suite.
+
+# team_root: two users (two_users) and their root; V, a directory of the
+# victim's for what its commands in the background print.
+team_root() {
+	two_users
+	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
+	V=$SHARED/v
+	install -d -o "$U2" -m 755 "$V"
+	G=$SHARED/root/--group--G
+}
+
+# victim_bg NAME WORD...: the victim runs the command WORD... (words with
+# nothing to quote) in the background: stdout in $V/NAME.out, stderr in
+# NAME.err, and once it ends its exit status in NAME.rc; PID is its pid.
+victim_bg() {
+	local name=$1
+	shift
+	as "$U2" "sh -c 'echo \$\$ >$V/$name.pid; exec \"\$@\"' sh $* >$V/$name.out 2>$V/$name.err; echo \$? >$V/$name.rc" 3>&- &
+	wait_for test -s "$V/$name.pid"
+	PID=$(cat "$V/$name.pid")
+	undo pid "$PID"
+}
+
+# ended NAME: NAME (victim_bg) has ended; RC is its exit status.
+ended() {
+	[ -s "$V/$1.rc" ] && RC=$(cat "$V/$1.rc")
+}
+
+# holds N: as the victim sees it, group G is stable with N members owning
+# the 4 partitions between them, each once, and every member has confirmed
+# its share after the ENDREBAL that closed the last rebalance (so no
+# partition is read by two).
+holds() {
+	as "$U2" "tmq-group describe --json G 2>/dev/null >$V/describe.json &&
+	    tmq-dump -J -- --group--G >$V/log.jsonl" &&
+	    python3 - "$1" "$V/describe.json" "$V/log.jsonl" <<-'PY'
+	import json, sys
+	n = int(sys.argv[1])
+	d = json.load(open(sys.argv[2]))
+	log = [json.loads(l) for l in open(sys.argv[3])]
+	members = {int(k): sorted(v) for k, v in d["members"].items()}
+	owned = sorted(p for v in members.values() for p in v)
+	if d["state"] != "stable" or len(members) != n or owned != [0, 1, 2, 3]:
+	    sys.exit(1)
+	begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"])
+	ended = min([m["offset"] for m in log if m["type"] == "~~TWAIN~~ENDREBAL"
+	             and m["offset"] > begun], default=-1)
+	confirmed = {}
+	for m in log:
+	    if m["type"] == "~~TWAIN~~REBALCONFIRM":
+	        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
+	for k, v in members.items():
+	    off, parts = confirmed.get(k, (-1, None))
+	    if off < ended or parts != v:
+	        sys.exit(1)
+	PY
+}
+
+# lines_of PREFIX N FILE...: the files hold N lines or more that begin
+# with PREFIX, between them.
+lines_of() {
+	local prefix=$1 n=$2
+	shift 2
+	[ "$(cat "$@" | grep -c "^$prefix")" -ge "$n" ]
+}
+
+# plant KIND NAME: the shell line that puts a KIND (fifo, socket, link,
+# dir) at NAME, for the attacker to run in the directory.
+plant() {
+	case $1 in
+	fifo) echo "mkfifo $2" ;;
+	socket) echo "/usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' $2" ;;
+	link) echo ": >decoy; ln -s decoy $2" ;;	# to a file no lock holds
+	dir) echo "mkdir $2" ;;
+	esac
+}
+
+# what_is KIND: how tmq says what it found.
+what_is() {
+	case $1 in
+	fifo) echo "not a regular file (a FIFO)" ;;
+	socket) echo "not a regular file (a socket)" ;;
+	link) echo "a symbolic link, not followed" ;;
+	dir) echo "not a regular file (a directory)" ;;
+	esac
+}
+
+@test "a FIFO, socket, link or directory in place of a running member's lock file: describe, list, a joiner and the member go on, the member unvouched, never dead" {
+	team_root
+	as "$U2" 'tmq-topic create ev -p 4'
+	victim_bg m1 tmq-get -g G --window 1 -f --commit ev
+	m1=$PID
+	wait_for holds 1
+	live=$(cd "$G/.tmq" && echo live.*)
+	[ -f "$G/.tmq/$live" ]
+	for kind in fifo socket link dir; do
+		# The attacker swaps the member's file (its name is in the
+		# member's JOINED) for one of these.
+		as "$U1" "cd $G/.tmq && rm -rf $live decoy && $(plant "$kind" "$live")"
+		notice="group G: --group--G/.tmq/$live: $(what_is "$kind"): member 1 cannot be vouched for"
+		run --separate-stderr as "$U2" 'timeout 20 tmq-group describe --json G'
+		assert_success
+		assert_output --partial '"members":{"1":[0,1,2,3]}'
+		assert_output --partial '"alive":{"1":null}'
+		assert_equal "$stderr" "tmq-group: $notice"
+		run --separate-stderr as "$U2" 'timeout 20 tmq-group list'
+		assert_success
+		assert_line --regexp '^G +ev +1 '
+		assert_equal "$stderr" "tmq-group: $notice"
+		# A member joins: the running one answers the rebalance and
+		# they share the partitions (had it been taken for dead, or
+		# were it hung, the joiner would take them all, or hang).
+		victim_bg "j-$kind" tmq-get -g G --window 1 -f --commit ev
+		j=$PID
+		wait_for holds 2
+		as "$U2" "tmq-put -K: ev 1:$kind-1 2:$kind-2 3:$kind-3 4:$kind-4 5:$kind-5 6:$kind-6 7:$kind-7 8:$kind-8"
+		wait_for lines_of "$kind-" 8 "$V/m1.out" "$V/j-$kind.out"
+		run bash -c "cat '$V/m1.out' '$V/j-$kind.out' | grep '^$kind-' | sort"
+		assert_output "$(printf '%s\n' "$kind"-{1..8})"
+		[ -s "$V/j-$kind.out" ]	# each read its share
+		# SIGTERM: the joiner leaves at once, and the running member
+		# takes the partitions back.
+		kill -TERM "$j"
+		wait_for ended "j-$kind"
+		assert_equal "$RC" 0
+		assert_equal "$(cat "$V/j-$kind.err")" "tmq-get: $notice"
+		wait_for holds 1
+	done
+	kill -TERM "$m1"
+	wait_for ended m1
+	assert_equal "$RC" 0
+	assert_equal "$(cat "$V/m1.err")" ""
+}
+
+@test "a FIFO or socket in place of a group's .tmq, its lock or its snapshot: members go on unvouched, fixed partitions are refused naming it, nothing hangs" {
+	team_root
+	as "$U2" 'tmq-topic create ev -p 4 && tmq-put -K: ev 1:a 2:b 3:c &&
+	    tmq-get -g G --window 1 ev >/dev/null && tmq-get -g G -P 0 ev >/dev/null'
+	[ -f "$G/.tmq/lock" ]
+	# .tmq itself: the member goes on without its lock, said once.
+	as "$U1" "cd $G && rm -rf .tmq && mkfifo .tmq"
+	run --separate-stderr as "$U2" 'timeout 20 tmq-get -g G --window 1 --from start ev'
+	assert_success
+	assert_equal "$(sort <<<"$output")" $'a\nb\nc'
+	assert_equal "$stderr" 'tmq-get: group G: no liveness lock (.tmq: not a directory (a FIFO)): rebalances will wait their window for this member'
+	run --separate-stderr as "$U2" 'timeout 20 tmq-get -g G -P 0 ev'
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq: not a directory (a FIFO)'
+	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 timeout 20 tmq-group describe G'
+	assert_success
+	assert_line --regexp '^state: +empty'
+	# The group's lock, for fixed partitions.
+	as "$U1" "cd $G && rm .tmq && mkdir -m 2770 .tmq && mkfifo .tmq/lock"
+	run --separate-stderr as "$U2" 'timeout 20 tmq-get -g G -P 0 ev'
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq/lock: not a regular file (a FIFO)'
+	as "$U1" "cd $G/.tmq && rm lock && $(plant socket lock)"
+	run --separate-stderr as "$U2" 'timeout 20 tmq-get -g G -P 0 ev'
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq/lock: not a regular file (a socket)'
+	# The snapshot: not read, and replaced by the next one written.
+	as "$U1" "cd $G/.tmq && rm lock && mkfifo snapshot"
+	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 timeout 20 tmq-group describe G'
+	assert_success
+	assert_equal "$stderr" ''
+	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 timeout 20 tmq-get -g G -P 1,2,3 ev'
+	assert_success
+	assert_equal "$stderr" ''
+	[ -f "$G/.tmq/snapshot" ]
 }

@@ -3,7 +3,9 @@
  * process too; a lock whose holder was killed probes dead; no file is a
  * member we cannot vouch for; forget removes dead files only; and a
  * rebalance waits for the living past its window, for unvouched members
- * until its window ends, and never for the dead or those that left. */
+ * until its window ends, and never for the dead or those that left.  A
+ * FIFO, directory or link planted as a member's file is a member we
+ * cannot vouch for (never dead, and no probe waits on it), said once. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -97,6 +99,18 @@ hold_while_sweeping(int dirfd, int rounds)
 	return bad;
 }
 
+static char said[4][512];
+static int nsaid;
+
+static void
+notice(void *arg, const char *msg)
+{
+	(void)arg;
+	if (nsaid < 4)
+		snprintf(said[nsaid], sizeof said[nsaid], "%s", msg);
+	nsaid++;
+}
+
 static struct tmq_gmember *
 add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
 {
@@ -124,10 +138,11 @@ int
 main(void)
 {
 	char dir[] = "/tmp/t-liveness.XXXXXX";
+	char gname[] = "G", logname[] = "--group--G";
 	struct tmq_error e;
 	struct tmq_group g;
 	unsigned alive, unknown;
-	int dirfd, fd, fd2;
+	int dirfd, fd, fd2, fd3;
 	pid_t pid;
 
 	if (mkdtemp(dir) == NULL || (dirfd = open(dir, O_RDONLY |
@@ -160,7 +175,7 @@ main(void)
 	 * left (its last offer took nothing). */
 	memset(&g, 0, sizeof g);
 	g.log.dirfd = dirfd;
-	is_int(tmq_live_hold(dirfd, 3, &fd2, &e), 0, "hold 3");
+	is_int(tmq_live_hold(dirfd, 3, &fd3, &e), 0, "hold 3");
 	add_member(&g, 1, 1, 20);
 	add_member(&g, 2, 2, 5);
 	add_member(&g, 3, 3, 5);
@@ -237,10 +252,57 @@ main(void)
 	    "a lock taken while another process sweeps is always on the "
 	    "file under its name");
 
+	/* Planted where members' files go: 11 a FIFO, 12 a directory, 13 a
+	 * link to a file nobody locks.  (A probe that waited on the FIFO
+	 * would be ended by the alarm, and the test with it.) */
+	alarm(30);
+	{
+		int tmq = openat(dirfd, ".tmq", O_RDONLY | O_DIRECTORY);
+
+		ok(mkfifoat(tmq, "live.000000000000000b", 0644) == 0 &&
+		    mkdirat(tmq, "live.000000000000000c", 0755) == 0 &&
+		    close(openat(tmq, "decoy", O_WRONLY | O_CREAT, 0644)) == 0 &&
+		    symlinkat("decoy", tmq, "live.000000000000000d") == 0,
+		    "planted a FIFO, a directory and a link");
+		close(tmq);
+	}
+	add_member(&g, 11, 11, 25);
+	add_member(&g, 12, 12, 25);
+	add_member(&g, 13, 13, 25);
+	g.name = gname;
+	g.log.name = logname;
+	g.notice = notice;
+	is_int(tmq_live_member(&g, 11), TMQ_LIVE_UNKNOWN, "a FIFO: unknown");
+	is_int(tmq_live_member(&g, 11), TMQ_LIVE_UNKNOWN, "again");
+	is_int(tmq_live_member(&g, 12), TMQ_LIVE_UNKNOWN,
+	    "a directory: unknown, not dead");
+	is_int(tmq_live_member(&g, 13), TMQ_LIVE_UNKNOWN,
+	    "a link to an unlocked file: unknown, not dead");
+	is_int(nsaid, 3, "each said once");
+	is_str(said[0], "group G: --group--G/.tmq/live.000000000000000b: not a "
+	    "regular file (a FIFO): member 11 cannot be vouched for", "the FIFO");
+	is_str(said[1], "group G: --group--G/.tmq/live.000000000000000c: not a "
+	    "regular file (a directory): member 12 cannot be vouched for",
+	    "the directory");
+	is_str(said[2], "group G: --group--G/.tmq/live.000000000000000d: a "
+	    "symbolic link, not followed: member 13 cannot be vouched for",
+	    "the link");
+	sweep(&g);
+	ok(file_there(dirfd, 11) && file_there(dirfd, 12) &&
+	    file_there(dirfd, 13), "the sweep leaves them");
+	is_int(tmq_live_hold(dirfd, 11, &fd2, &e), -1,
+	    "no lock is held on a FIFO");
+	is_str(e.msg, ".tmq/live.000000000000000b: not a regular file (a FIFO)",
+	    "... and the hold says why");
+	alarm(0);
+	g.notice = NULL;
+	g.name = NULL;
+	g.log.name = NULL;
+
 	tmq_live_release(dirfd, 1, fd);
 	ok(!file_there(dirfd, 1), "release removes the file");
 	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "released: unknown");
-	tmq_live_release(dirfd, 3, fd2);
+	tmq_live_release(dirfd, 3, fd3);
 	free(g.members);
 	free(g.offers);
 	free(g.assigned);
