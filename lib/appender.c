@@ -40,6 +40,7 @@
 #include "grow.h"
 #include "partfile.h"
 #include "regfile.h"
+#include "stop.h"
 #include "timestamp.h"
 
 /* Past this a partition's batch is written at once. */
@@ -188,7 +189,13 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 		/* A last file we may not write to: no appender of ours
 		 * writes there either, and the topic's flock is all. */
 		if (*lfd >= 0 && tmq_file_lock(*lfd, F_WRLCK) < 0) {
-			tmq_fail_errno(e, "%s: cannot lock", files[n - 1].name);
+			if (errno == EINTR)
+				tmq_fail(e, "nothing written: told to stop while "
+				    "another process held the lock on %s",
+				    files[n - 1].name);
+			else
+				tmq_fail_errno(e, "%s: cannot lock",
+				    files[n - 1].name);
 			goto out;
 		}
 		memcpy(locked, files[n - 1].name, sizeof locked);
@@ -302,8 +309,13 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
 	size_t i, n;
 	int rc = 0;
 
-	if (flock(t->dirfd, LOCK_EX) < 0)
+	if (tmq_flock_ex(t->dirfd) < 0) {
+		if (errno == EINTR)
+			return tmq_fail(e, "%s: nothing written: told to stop "
+			    "while another process held the topic's lock",
+			    t->name);
 		return tmq_fail_errno(e, "%s: cannot lock the topic", t->name);
+	}
 	tmq_dirlist_init(&dl, t->dirfd);
 	dl.spare_fd = spare_fd;
 	dl.spare_arg = a;
@@ -330,6 +342,8 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
 static int
 end_cut_line(struct tmq_app_part *ap)
 {
+	/* (A co-user can keep a tail growing for ever, a byte at a time:
+	 * told to stop, we write nothing.) */
 	off_t size, last = -1;
 	int still = 0, c;
 	int fd = ap->tailfd >= 0 ? ap->tailfd : ap->fd;
@@ -340,6 +354,8 @@ end_cut_line(struct tmq_app_part *ap)
 			return -1;
 		if (size == 0 || c < 0 || c == '\n')
 			return 0;	/* empty, not readable, or whole */
+		if (tmq_stop)
+			return -2;
 		if (size != last) {
 			last = size;
 			still = 0;
@@ -444,6 +460,10 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	 * filesystem without such locks appends as it did before them. */
 	if (tmq_file_lock(ap->fd, ap->locked || ap->wronly ? F_WRLCK :
 	    F_RDLCK) < 0) {
+		if (errno == EINTR)
+			return tmq_fail(e, "%s: partition %u: nothing written: "
+			    "told to stop while another process held the lock "
+			    "on %s", a->topic->name, p, ap->name), -2;
 		if (ap->locked || (errno != ENOLCK && errno != EINVAL &&
 		    errno != EOPNOTSUPP && errno != ENOSYS))
 			return -1;
@@ -456,8 +476,10 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		errno = saved;
 		return last == 0 ? 1 : -2;
 	}
-	if (end_cut_line(ap) < 0)
-		rc = -1;
+	if ((rc = end_cut_line(ap)) == -2)
+		tmq_fail(e, "%s: partition %u: nothing written: told to stop "
+		    "while the last line of %s was still growing",
+		    a->topic->name, p, ap->name);
 	while (rc == 0 && done < ap->len) {
 		w = write(ap->fd, ap->buf + done, ap->len - done);
 		if (w < 0) {

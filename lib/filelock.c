@@ -1,9 +1,85 @@
-/* filelock.c: whole-file open file description locks (see filelock.h). */
+/* filelock.c: whole-file locks, waited for until told to stop (see
+ * filelock.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 
 #include "filelock.h"
+#include "stop.h"
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One try at the lock (fcntl F_OFD_SETLK, flock LOCK_NB): 0, or -1 with
+ * errno, EAGAIN when another holds it. */
+static int
+try_once(int fd, struct flock *fl)
+{
+	int rc;
+
+	while ((rc = fl != NULL ? fcntl(fd, F_OFD_SETLK, fl) :
+	    flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EINTR)
+		;
+	if (rc < 0 && (errno == EACCES || errno == EWOULDBLOCK))
+		errno = EAGAIN;
+	return rc;
+}
+
+/* Told to stop: try for TMQ_STOP_LOCK_MS at most, a signal more ending
+ * it at once; EINTR when the lock did not come.  Once one such wait has
+ * run out, the next locks are tried once each: a tool on its way out
+ * (a commit, then a leave) waits that long once. */
+static int
+lock_soon(int fd, struct flock *fl)
+{
+	static int ran_out;
+	long long end = now_ms() + (ran_out ? 0 : TMQ_STOP_LOCK_MS);
+	int step = 1;
+
+	for (;;) {
+		if (try_once(fd, fl) == 0)
+			return 0;
+		if (errno != EAGAIN)
+			return -1;
+		if (now_ms() >= end || (poll(NULL, 0, step) < 0 &&
+		    errno == EINTR)) {
+			ran_out = 1;
+			errno = EINTR;
+			return -1;
+		}
+		if (step < 32)
+			step *= 2;
+	}
+}
+
+/* Wait for the lock (fl, or flock when NULL) until told to stop. */
+static int
+lock_wait(int fd, struct flock *fl)
+{
+	int rc;
+
+	for (;;) {
+		/* The signal that sets the flag interrupts the wait (no tool
+		 * asks for its system calls to be restarted): the next round
+		 * sees the flag.  One that came just before the wait began
+		 * is missed, until the next. */
+		if (tmq_stop)
+			return lock_soon(fd, fl);
+		rc = fl != NULL ? fcntl(fd, F_OFD_SETLKW, fl) :
+		    flock(fd, LOCK_EX);
+		if (rc == 0 || errno != EINTR)
+			return rc;
+	}
+}
 
 int
 tmq_file_lock(int fd, short type)
@@ -13,9 +89,13 @@ tmq_file_lock(int fd, short type)
 	memset(&fl, 0, sizeof fl);	/* l_pid must be 0 for OFD locks */
 	fl.l_type = type;
 	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, type == F_UNLCK ? F_OFD_SETLK : F_OFD_SETLKW,
-	    &fl) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
+	if (type == F_UNLCK)
+		return try_once(fd, &fl);
+	return lock_wait(fd, &fl);
+}
+
+int
+tmq_flock_ex(int fd)
+{
+	return lock_wait(fd, NULL);
 }

@@ -16,6 +16,7 @@
 #include "message.h"
 #include "names.h"
 #include "partfile.h"
+#include "stop.h"
 #include "timestamp.h"
 
 #define COMMIT_CHUNK 256
@@ -153,8 +154,8 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 			int i;
 
 			snprintf(twc, sizeof twc, "%s.twc", gt);
-			for (i = 0; i < 500 && faccessat(rootfd, twc, F_OK,
-			    AT_SYMLINK_NOFOLLOW) != 0; i++)
+			for (i = 0; i < 500 && !tmq_stop && faccessat(rootfd,
+			    twc, F_OK, AT_SYMLINK_NOFOLLOW) != 0; i++)
 				usleep(10000);
 			return 0;
 		}

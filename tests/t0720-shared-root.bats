@@ -479,3 +479,117 @@ what_is() {
 	assert_equal "$stderr" ''
 	[ -f "$G/.tmq/snapshot" ]
 }
+
+# attacker_bg NAME WORD...: as victim_bg, for the attacker.
+attacker_bg() {
+	local name=$1
+	shift
+	as "$U1" "sh -c 'echo \$\$ >$SHARED/a/$name.pid; exec \"\$@\"' sh $* >/dev/null 2>&1" 3>&- &
+	wait_for test -s "$SHARED/a/$name.pid"
+	PID=$(cat "$SHARED/a/$name.pid")
+	undo pid "$PID"
+}
+
+# in_locks TYPE INODE: /proc/locks has a lock of TYPE (POSIX, FLOCK,
+# "-> OFDLCK" for a waiter...) on the file with that inode.
+in_locks() {
+	grep -Eq "^[0-9]+: $1 .* [0-9a-f]+:[0-9a-f]+:$2 " /proc/locks
+}
+
+# new_live N: the group's .tmq holds N lock files or more.
+new_live() {
+	[ "$(find "$G/.tmq" -name 'live.*' | wc -l)" -ge "$1" ]
+}
+
+@test "SIGTERM ends a member waiting on a lock a co-user holds on the group's log, or its directory, or on a last line they keep growing" {
+	team_root
+	install -d -o "$U1" -m 755 "$SHARED/a"
+	# lock.py FILE: a POSIX write lock on FILE; lock.py -d DIR: flock.
+	cat >"$SHARED/a/lock.py" <<-'PY'
+	import fcntl, os, sys, time
+	if sys.argv[1] == "-d":
+	    fd = os.open(sys.argv[2], os.O_RDONLY)
+	    fcntl.flock(fd, fcntl.LOCK_EX)
+	else:
+	    fd = os.open(sys.argv[1], os.O_RDWR)
+	    fcntl.lockf(fd, fcntl.LOCK_EX)
+	time.sleep(3600)
+	PY
+	cat >"$SHARED/a/grow.py" <<-'PY'
+	import sys, time
+	f = open(sys.argv[1], "ab", buffering=0)
+	while True:
+	    f.write(b"x")
+	    time.sleep(0.002)
+	PY
+	as "$U2" 'tmq-topic create ev -p 4 && tmq-put ev x && tmq-get -g G --window 1 ev >/dev/null'
+	log=$(echo "$G"/*.tmf)
+	[ -f "$log" ]
+	ino=$(stat -c %i "$log")
+	joined() { as "$U2" 'tmq-dump -J -- --group--G' | grep -c JOINED; }
+	before=$(joined)
+
+	# The log's file, locked: a joiner waits to write its JOINED, and a
+	# signal ends the wait; it wrote nothing, and says nothing.
+	attacker_bg lock /usr/bin/python3 "$SHARED/a/lock.py" "$log"
+	locker=$PID
+	wait_for in_locks 'POSIX +ADVISORY +WRITE' "$ino"
+	victim_bg j1 tmq-get -g G --window 1 -f ev
+	wait_for in_locks '-> OFDLCK' "$ino"
+	kill -TERM "$PID"
+	wait_for ended j1
+	assert_equal "$RC $(cat "$V/j1.err")" "0 "
+	assert_equal "$(joined)" "$before"
+
+	# A running member, told to stop while the log is locked: it cannot
+	# leave, says so, and exits (its lock gone: the others see it dead).
+	kill "$locker"
+	wait_for gone "$locker"
+	victim_bg m tmq-get -g G --window 1 -f ev
+	m=$PID
+	wait_for holds 1
+	attacker_bg lock2 /usr/bin/python3 "$SHARED/a/lock.py" "$log"
+	locker=$PID
+	wait_for in_locks 'POSIX +ADVISORY +WRITE' "$ino"
+	kill -TERM "$m"
+	wait_for ended m
+	assert_equal "$RC" 1
+	assert_equal "$(cat "$V/m.err")" "tmq-get: --group--G: partition 0: nothing written: told to stop while another process held the lock on ${log##*/}"
+	kill "$locker"
+	wait_for gone "$locker"
+	run --separate-stderr as "$U2" 'timeout 20 tmq-group describe --json G'
+	assert_success
+	assert_output --partial '"alive":{"2":false}'
+
+	# The log's directory, locked (flock): the same.
+	dino=$(stat -c %i "$G")
+	attacker_bg flock /usr/bin/python3 "$SHARED/a/lock.py" -d "$G"
+	locker=$PID
+	wait_for in_locks 'FLOCK +ADVISORY +WRITE' "$dino"
+	before=$(joined)
+	victim_bg j2 tmq-get -g G --window 1 -f ev
+	wait_for in_locks '-> FLOCK' "$dino"
+	kill -TERM "$PID"
+	wait_for ended j2
+	assert_equal "$RC $(cat "$V/j2.err")" "0 "
+	assert_equal "$(joined)" "$before"
+	kill "$locker"
+	wait_for gone "$locker"
+
+	# A last line without its newline that keeps growing, a byte at a
+	# time: a writer waits for it to end (or to stay as it is, then cuts
+	# it), and a signal ends that wait.
+	n=$(find "$G/.tmq" -name 'live.*' | wc -l)
+	attacker_bg grow /usr/bin/python3 "$SHARED/a/grow.py" "$log"
+	victim_bg j3 tmq-get -g G --window 1 -f ev
+	wait_for new_live $((n + 1))	# it has read the log, and writes
+	kill -TERM "$PID"
+	wait_for ended j3
+	# (Had the tail stood still long enough to be cut, the member
+	# joined, and then could not leave.)
+	if [ "$RC" != 0 ]; then
+		assert_equal "$RC $(cat "$V/j3.err")" "1 tmq-get: --group--G: partition 0: nothing written: told to stop while the last line of ${log##*/} was still growing"
+	else
+		assert_equal "$(cat "$V/j3.err")" ""
+	fi
+}
