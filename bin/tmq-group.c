@@ -98,19 +98,22 @@ print_notice(void *arg, const char *msg)
 	tmq_warn(&cmd, "%s", msg);
 }
 
-/* Say the partitions whose files could not be read; how many. */
+/* Say the partitions whose files could not be read; how many.  With
+ * damage, those with holes in their files too (their lag stands). */
 static unsigned
-say_problems(const struct tmq_ginfo *gi)
+say_problems(const struct tmq_ginfo *gi, int damage)
 {
 	unsigned p;
 
-	if (gi->nproblems == 0)
+	if (gi->nproblems == 0 && (!damage || gi->ndamaged == 0))
 		return 0;
 	fflush(stdout);
 	for (p = 0; p < gi->nparts; p++)
 		if (gi->parts[p].problem != NULL)
 			tmq_warn(&cmd, "%s", gi->parts[p].problem);
-	return gi->nproblems;
+		else if (damage && gi->parts[p].damage != NULL)
+			tmq_warn(&cmd, "%s", gi->parts[p].damage);
+	return gi->nproblems + (damage ? gi->ndamaged : 0);
 }
 
 /* Open a group, replay it, and open its topic. */
@@ -316,7 +319,7 @@ do_describe(struct args *a, const char *name)
 		describe_json(&g, &gi);
 	else
 		describe_text(&g, &gi);
-	if (say_problems(&gi) > 0)
+	if (say_problems(&gi, 1) > 0)
 		rc = TMQ_EXIT_FAIL;
 	/* Out of range counts as lagging, whatever N. */
 	for (p = 0; a->have_maxlag && p < gi.nparts; p++) {
@@ -431,7 +434,7 @@ do_list(struct args *a)
 			rc = TMQ_EXIT_FAIL;
 		}
 		/* Its lag leaves out the partitions said here. */
-		if (have && say_problems(&gi) > 0)
+		if (have && say_problems(&gi, 1) > 0)
 			rc = TMQ_EXIT_FAIL;
 		if (have)
 			tmq_ginfo_free(&gi);
@@ -523,7 +526,7 @@ do_reset(struct args *a, const char *name)
 	}
 	/* Offsets computed without a partition's files could move it
 	 * anywhere: nothing is reset until every partition can be read. */
-	if (say_problems(&gi) > 0)
+	if (say_problems(&gi, 0) > 0)
 		goto out;
 	/* Members known dead are not active: their partitions are free. */
 	if (gi.nmembers > gi.ndead && !a->force && !a->dry) {

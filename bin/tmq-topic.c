@@ -171,18 +171,23 @@ sum_stats(const struct tmq_partstat *ps, unsigned n, uint64_t *msgs,
 	}
 }
 
-/* Say the partitions that could not be read; how many. */
+/* Say the partitions that could not be read, and those with holes in
+ * their files (counted all the same); how many. */
 static unsigned
 say_problems(const struct tmq_partstat *ps, unsigned n)
 {
 	unsigned p, bad = 0;
 
-	for (p = 0; p < n; p++)
-		if (ps[p].problem != NULL) {
+	for (p = 0; p < n; p++) {
+		const char *why = ps[p].problem != NULL ? ps[p].problem :
+		    ps[p].damage;
+
+		if (why != NULL) {
 			if (bad++ == 0)
 				fflush(stdout);
-			tmq_warn(&cmd, "%s", ps[p].problem);
+			tmq_warn(&cmd, "%s", why);
 		}
+	}
 	return bad;
 }
 

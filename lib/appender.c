@@ -208,7 +208,7 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	if (fd < 0)
 		goto out;
 	how &= ~TMQ_DR_LOCK;	/* ours is the exclusive lock */
-	if (tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
+	if (tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
 		tmq_fail_errno(e, "%s", files[n - 1].name);
 		close(fd);
 		goto out;

@@ -2,6 +2,7 @@
  * batchdecode.h).  Inflating is most of a read's cost; with two cores the
  * two halves of a batch inflate at once, and the caller still sees the
  * messages one by one in reading order. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,9 @@ tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
 	it->offset = offset;
 	it->key_width = key_width;
 	it->ntypes = ntypes;
-	it->problem = problem;
+	it->problem = problem != NULL;
+	if (problem != NULL)
+		snprintf(it->err, sizeof it->err, "%s", problem);
 	it->line_at = b->lines_len;
 	it->line_len = len;
 	memcpy(b->lines + b->lines_len, line, len);
@@ -91,7 +94,7 @@ decode_half(void *arg)
 
 		it->half = (int)(h - b->half);
 		it->ok = 0;
-		if (it->problem != NULL)
+		if (it->problem)
 			continue;
 		if (tmq_line_decode(&h->codec, it->key_width, it->ntypes,
 		    b->lines + it->line_at, it->line_len, h->m, &e) < 0) {

@@ -16,8 +16,9 @@ struct tmq_ditem {
 	int key_width;
 	unsigned ntypes;
 	size_t line_at, line_len;	/* in the batch's line arena */
-	const char *problem;		/* set by the reader: corrupt */
-	int ok;				/* decoded */
+	int problem;			/* the reader's: corrupt (err says
+					 * why) */
+	int ok;				/* decoded (else err says why) */
 	int half;			/* which half decoded it */
 	double ts;
 	struct tmq_payload payload;	/* data: offset into the half's arena */
@@ -49,7 +50,8 @@ int tmq_dbatch_init(struct tmq_dbatch *b, struct tmq_error *e);
 void tmq_dbatch_free(struct tmq_dbatch *b);
 /* Empty the batch (what was not taken is dropped). */
 void tmq_dbatch_reset(struct tmq_dbatch *b);
-/* Queue a line (copied).  -1 when out of memory. */
+/* Queue a line (copied, and so is problem: the reason the reader found it
+ * corrupt, or NULL).  -1 when out of memory. */
 int tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
     int key_width, unsigned ntypes, const char *line, size_t len,
     const char *problem);

@@ -456,12 +456,7 @@ tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
 			continue;	/* read ahead past --until */
 		m->partition = s->partition;
 		*src = it->src;
-		if (it->problem != NULL) {
-			tmq_fail(e, "%s: partition %u offset %llu: %s", t->name,
-			    s->partition, (unsigned long long)it->offset,
-			    it->problem);
-			return 2;
-		}
+		/* (err: the reader's problem, or why it did not decode) */
 		if (!it->ok) {
 			tmq_fail(e, "%s: partition %u offset %llu: %s", t->name,
 			    s->partition, (unsigned long long)it->offset,

@@ -176,27 +176,40 @@ tmq_dr_read(int fd, int how, void *dst, size_t n)
 }
 
 int
-tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial)
+tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,
+    struct tmq_holes *holes)
 {
 	char buf[65536];
+	struct tmq_holes h;
 	uint64_t cnt = 0;
 	ssize_t r;
 	char last = '\n';
-	off_t pos = 0;
+	int sparse = 0;
 
-	while ((r = tmq_dr_pread(fd, how, buf, sizeof buf, pos)) > 0) {
+	if (holes != NULL)
+		holes->at = holes->bytes = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -1;
+	while ((r = tmq_read_data(fd, how, &sparse, buf, sizeof buf, &h)) > 0 ||
+	    (r == 0 && h.bytes > 0)) {
 		const char *p = buf, *end = buf + r;
 
 		if (tmq_stop) {
 			errno = EINTR;
 			return -1;
 		}
+		if (r == 0) {
+			/* A hole: NUL bytes, inside a line. */
+			if (holes != NULL)
+				tmq_holes_add(holes, &h);
+			last = '\0';
+			continue;
+		}
 		while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 			cnt++;
 			p++;
 		}
 		last = buf[r - 1];
-		pos += r;
 	}
 	if (r < 0)
 		return -1;
@@ -208,10 +221,13 @@ tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial)
 int
 tmq_dr_tail(int fd, int how, off_t *size, int *last)
 {
+	char buf[65536];
+	struct tmq_holes hole;
 	struct stat st;
 	char c;
-	off_t pos;
+	off_t pos, at;
 	ssize_t r;
+	int sparse;
 
 	if (fstat(fd, &st) < 0)
 		return -1;
@@ -224,24 +240,35 @@ tmq_dr_tail(int fd, int how, off_t *size, int *last)
 	}
 	/* The cached size is a hint: start at the block before it and read
 	 * on to the server's end of file.  (A file never shrinks under
-	 * appenders; were it shorter than the hint, start over from 0.) */
+	 * appenders; were it shorter than the hint, start over from 0.)
+	 * Holes on the way are skipped, not read (holes.h): a file that
+	 * ends in one ends in a NUL byte. */
 	pos = st.st_size > 0 ? (st.st_size - 1) & ~(off_t)(DR_ALIGN - 1) : 0;
-	*size = 0;
 	for (;;) {
-		if ((r = bounce_read(fd, how, DR_BOUNCE, pos)) < 0)
+		if (lseek(fd, pos, SEEK_SET) < 0)
 			return -1;
-		if (r == 0 && *last < 0 && pos > 0) {
-			pos = 0;
-			continue;
+		*size = 0;
+		at = pos;
+		sparse = 0;
+		while ((r = tmq_read_data(fd, how, &sparse, buf, sizeof buf,
+		    &hole)) > 0 || (r == 0 && hole.bytes > 0)) {
+			if (r == 0) {
+				at = (off_t)(hole.at + hole.bytes);
+				*last = 0;
+			} else {
+				at += r;
+				*last = (unsigned char)buf[r - 1];
+			}
+			*size = at;
+			/* A short direct read is the end of the file (unless
+			 * it stopped at a hole). */
+			if (r > 0 && !sparse && (size_t)r < sizeof buf)
+				break;
 		}
-		if (r > 0) {
-			*size = pos + r;
-			*last = (unsigned char)bounce[r - 1];
-		}
-		/* A short direct read is the end of the file (and the next
-		 * offset would not be aligned). */
-		if (r < DR_BOUNCE)
+		if (r < 0)
+			return -1;
+		if (*last >= 0 || pos == 0)
 			return 0;
-		pos += r;
+		pos = 0;
 	}
 }

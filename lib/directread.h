@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "holes.h"
 
 /* How a descriptor is read: bits of */
 #define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */
@@ -42,8 +43,10 @@ int tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e);
 ssize_t tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos);
 ssize_t tmq_dr_read(int fd, int how, void *dst, size_t n);
 /* Count the lines of the file as the library does (a last line with no
- * newline counts too); *partial tells whether there was one. */
-int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial);
+ * newline counts too); *partial tells whether there was one.  Holes are
+ * not read (holes.h): *holes (when not NULL) sums them. */
+int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,
+    struct tmq_holes *holes);
 /* The true size of the file and its last byte (-1 when empty or not
  * readable): on a shared filesystem fstat's size can be stale, so a direct
  * descriptor is read forward to the server's end of file. */

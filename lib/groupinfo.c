@@ -67,6 +67,11 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 			gi->nproblems++;
 			continue;
 		}
+		if (ps[p].damage != NULL) {
+			gp->damage = ps[p].damage;
+			ps[p].damage = NULL;
+			gi->ndamaged++;
+		}
 		gp->first = ps[p].first;
 		gp->end = ps[p].end;
 		gp->committed = tmq_group_committed(g, p);
@@ -142,8 +147,10 @@ tmq_ginfo_free(struct tmq_ginfo *gi)
 {
 	unsigned p;
 
-	for (p = 0; gi->parts != NULL && p < gi->nparts; p++)
+	for (p = 0; gi->parts != NULL && p < gi->nparts; p++) {
 		free(gi->parts[p].problem);
+		free(gi->parts[p].damage);
+	}
 	free(gi->parts);
 	free(gi->members);
 	free(gi->alive);

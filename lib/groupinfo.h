@@ -20,6 +20,8 @@ struct tmq_gpart {
 	uint32_t owner;
 	char *problem;		/* why its files could not be read (first,
 				 * end and lag are then 0), or NULL */
+	char *damage;		/* the holes in its files (topicstat.h; its
+				 * figures stand), or NULL */
 };
 
 struct tmq_ginfo {
@@ -31,6 +33,7 @@ struct tmq_ginfo {
 	enum tmq_liveness *alive;	/* each one's lock, probed */
 	unsigned ndead;			/* of them, known dead */
 	unsigned nproblems;		/* partitions with a problem */
+	unsigned ndamaged;		/* partitions with a damage */
 };
 
 /* Compute from a replayed group and its topic. */

@@ -1,5 +1,7 @@
 /* linereader.c: partition reader (see linereader.h).  One buffer, one
- * memchr per line, no copies: the line handed out points into the buffer. */
+ * memchr per line, no copies: the line handed out points into the buffer.
+ * A hole is skipped where it is met (holes.h), its bytes counted to the
+ * line it is in: the line is damaged, and said so when it is handed out. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -116,6 +118,14 @@ open_name(struct tmq_linereader *r, const char *name, struct tmq_error *e)
 	return fd;
 }
 
+/* r->fd is a new descriptor: its file's holes are still to be found. */
+static void
+new_fd(struct tmq_linereader *r, int fd)
+{
+	r->fd = fd;
+	r->sparse = 0;
+}
+
 static int
 open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 {
@@ -125,7 +135,8 @@ open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	r->cur = i;
 	r->start = r->end = 0;
 	r->overlong = 0;
-	r->fd = open_name(r, r->files[i].name, e);
+	r->holes.bytes = 0;
+	new_fd(r, open_name(r, r->files[i].name, e));
 	if (r->fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
 	r->offset = r->files[i].first;
@@ -172,7 +183,7 @@ unpark(struct tmq_linereader *r, struct tmq_error *e)
 		close(fd);
 		return tmq_fail_errno(e, "partition %u: seek", r->partition);
 	}
-	r->fd = fd;
+	new_fd(r, fd);
 	r->parked = 0;
 	return 0;
 }
@@ -274,6 +285,7 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 {
 	uint64_t lines = 0;
 	off_t pos = 0, after_nl = 0;
+	struct tmq_holes hole;
 	ssize_t n;
 
 	r->skip_time = 0;
@@ -286,11 +298,16 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 		return -1;
 	/* Count the complete lines and stop after the last newline: a
 	 * partial line there is still being written and is not skipped. */
-	while ((n = tmq_dr_read(r->fd, r->how, r->buf, r->cap)) > 0) {
+	while ((n = tmq_read_data(r->fd, r->how, &r->sparse, r->buf, r->cap,
+	    &hole)) > 0 || (n == 0 && hole.bytes > 0)) {
 		const char *p = r->buf, *end = r->buf + n, *nl;
 
 		if (tmq_stop)
 			return tmq_fail(e, "interrupted");
+		if (n == 0) {
+			pos = (off_t)(hole.at + hole.bytes);
+			continue;	/* no newline in a hole */
+		}
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 			lines++;
 			after_nl = pos + (nl + 1 - r->buf);
@@ -326,7 +343,7 @@ tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
 	r->how = how_was;
 	if (fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
-	if (tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
+	if (tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
 		tmq_fail_errno(e, "partition %u: %s", r->partition, last->name);
 		close(fd);
 		return -1;
@@ -365,8 +382,8 @@ tmq_lr_tell(const struct tmq_linereader *r, size_t *file, uint64_t *pos)
 {
 	off_t at;
 
-	if (r->fd < 0 || r->cur >= r->nfiles || r->overlong || r->skip_time ||
-	    r->offset < r->skip_to)
+	if (r->fd < 0 || r->cur >= r->nfiles || r->overlong ||
+	    r->holes.bytes > 0 || r->skip_time || r->offset < r->skip_to)
 		return -1;
 	at = lseek(r->fd, 0, SEEK_CUR);
 	if (at < 0 || (uint64_t)at < r->end - r->start)
@@ -400,10 +417,18 @@ static int
 emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
     const char *problem, struct tmq_error *e)
 {
+	const char *file = r->cur < r->nfiles ? r->files[r->cur].name :
+	    "a pruned file";
+
 	if (r->offset == UINT64_MAX)
 		return tmq_fail(e, "partition %u: %s: corrupt: offsets run past "
-		    "2^64-1", r->partition, r->cur < r->nfiles ?
-		    r->files[r->cur].name : "a pruned file");
+		    "2^64-1", r->partition, file);
+	/* A hole says more than any other problem the line has. */
+	if (r->holes.bytes > 0) {
+		tmq_holes_say(&r->holes, file, r->hole_msg, sizeof r->hole_msg);
+		problem = r->hole_msg;
+		r->holes.bytes = 0;
+	}
 	l->p = r->buf + r->start;
 	l->n = n;
 	l->offset = r->offset++;
@@ -424,6 +449,7 @@ emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
 int
 tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 {
+	struct tmq_holes hole;
 	ssize_t n;
 
 	for (;;) {
@@ -475,7 +501,12 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			r->end -= r->start;
 			r->start = 0;
 		}
-		n = tmq_dr_read(r->fd, r->how, r->buf + r->end, r->cap - r->end);
+		n = tmq_read_data(r->fd, r->how, &r->sparse, r->buf + r->end,
+		    r->cap - r->end, &hole);
+		if (n == 0 && hole.bytes > 0) {
+			tmq_holes_add(&r->holes, &hole);
+			continue;
+		}
 		if (n > 0) {
 			/* A read that fills the buffer: more is waiting, take
 			 * it in larger reads. */
@@ -503,7 +534,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			 * starting the new file: read once more. */
 			continue;
 		}
-		if (r->end > r->start || r->overlong) {
+		if (r->end > r->start || r->overlong || r->holes.bytes > 0) {
 			size_t len = r->end - r->start;
 			int keep = emit(r, l, len, r->overlong ? "line too long" :
 			    "unterminated line", e);
@@ -529,7 +560,7 @@ tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
 	int still = 0, last;
 	size_t len = r->end - r->start;
 
-	if (r->fd < 0 || (len == 0 && !r->overlong))
+	if (r->fd < 0 || (len == 0 && !r->overlong && r->holes.bytes == 0))
 		return 0;
 	/* Where our reading stopped: the file's end when we saw it.  (On a
 	 * shared filesystem fstat's size can be stale: ask the server.) */

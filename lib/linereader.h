@@ -3,7 +3,9 @@
  * It never returns a line whose newline has not been written yet: such a
  * tail stays buffered and is returned whole once it is complete.  Only when
  * a newer file exists is an unterminated tail final; it is then returned
- * with a problem set, since it still takes up its offset. */
+ * with a problem set, since it still takes up its offset.  A line that
+ * holds a hole (holes.h) is returned with a problem that says the hole's
+ * bytes and where they start: the hole itself is never read. */
 #ifndef TMQ_LINEREADER_H
 #define TMQ_LINEREADER_H
 
@@ -13,6 +15,7 @@
 #include <sys/types.h>
 #include "dirlist.h"
 #include "error.h"
+#include "holes.h"
 #include "partfile.h"
 
 struct tmq_line {
@@ -38,6 +41,9 @@ struct tmq_linereader {
 	int skip_time;		/* discard lines older than skip_ts */
 	double skip_ts;
 	char problem[64];	/* what tmq_lr_cut_tail found */
+	int sparse;		/* fd's file has holes (holes.h) */
+	struct tmq_holes holes;	/* those in the line being read */
+	char hole_msg[160];	/* the problem of a line that had some */
 	struct tmq_dirlist *shared;	/* the topic's listing, or NULL */
 	unsigned shared_gen;	/* the listing's gen that files copies */
 	int parked;		/* fd closed to spare it; reopen at pos */
@@ -85,7 +91,7 @@ int tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
 uint64_t tmq_lr_offset(const struct tmq_linereader *r);
 /* Where the next line starts: the index of its file in r->files and the
  * byte in it; -1 when that is not known (no file open, inside a line too
- * long for the buffer, or skipping). */
+ * long for the buffer, inside a line with a hole, or skipping). */
 int tmq_lr_tell(const struct tmq_linereader *r, size_t *file, uint64_t *pos);
 /* Position at byte pos of r->files[file], a line's start that a tell gave
  * earlier, whose line has the given offset.  For resuming without reading

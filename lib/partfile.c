@@ -166,7 +166,7 @@ tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
 	}
 	*first = files[0].first;
 	fd = tmq_dr_openat(dirfd, files[n - 1].name, &how, e);
-	if (fd < 0 || tmq_dr_count_lines(fd, how, &lines, &partial) < 0) {
+	if (fd < 0 || tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
 		if (fd >= 0) {
 			tmq_fail_errno(e, "%s", files[n - 1].name);
 			close(fd);

@@ -9,18 +9,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "holes.h"
 #include "names.h"
 #include "modes.h"
 #include "prune.h"
 #include "regfile.h"
 
-/* Copy then unlink, for an archive on another filesystem. */
+/* Copy then unlink, for an archive on another filesystem.  Holes stay
+ * holes (holes.h): a sparse file costs what its data costs to copy, and
+ * its copy what its data takes. */
 static int
 copy_file(int fromdir, const char *name, int todir)
 {
 	char buf[65536];
+	struct tmq_holes hole;
+	off_t size = 0;
 	ssize_t r;
-	int in, out, rc = 0;
+	int in, out, rc = 0, sparse = 0;
 
 	in = tmq_open_regular(fromdir, name, O_RDONLY, 0, NULL);
 	if (in < 0)
@@ -32,12 +37,20 @@ copy_file(int fromdir, const char *name, int todir)
 		return -1;
 	}
 	tmq_mode_follow(todir, out);
-	while ((r = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)r) != r) {
-			rc = -1;
-			break;
+	while ((r = tmq_read_data(in, 0, &sparse, buf, sizeof buf, &hole)) > 0 ||
+	    (r == 0 && hole.bytes > 0)) {
+		if (r == 0) {
+			size += (off_t)hole.bytes;
+			if (lseek(out, size, SEEK_SET) < 0)
+				break;
+			continue;
 		}
-	if (r < 0 || fsync(out) < 0)
+		if (write(out, buf, (size_t)r) != r)
+			break;
+		size += r;
+	}
+	if (r != 0 || hole.bytes > 0 || ftruncate(out, size) < 0 ||
+	    fsync(out) < 0)
 		rc = -1;
 	close(in);
 	if (close(out) < 0)

@@ -1,12 +1,17 @@
 /* topicstat.c: per-file figures for tmq-topic info/list and group lag.
  * Counting lines reads each file once with memchr; timestamps come from
- * the first and the last complete line only, without inflating anything. */
+ * the first and the last complete line only, without inflating anything.
+ * Holes are skipped, not read (holes.h): they count as the NUL bytes they
+ * read as, and the partition is said to be damaged. */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "directread.h"
+#include "holes.h"
 #include "keys.h"
 #include "message.h"
 #include "timestamp.h"
@@ -24,8 +29,9 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	char buf[65536], first[HEAD_MAX], heads[2][HEAD_MAX];
 	size_t hmax = tmq_key_chars(t->key_width) + TMQ_TS_CHARS;
 	size_t firstlen = 0, lastlen = 0, cur = 0;
-	int have_first = 0, have_last = 0, fd, c = 0;
+	int have_first = 0, have_last = 0, fd, c = 0, sparse = 0;
 	uint64_t lines = 0;
+	struct tmq_holes hole;
 	struct stat st;
 	ssize_t r;
 
@@ -43,12 +49,24 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	 * heads[c] while heads[!c] holds the last complete one: an unfinished
 	 * line at the end (a crash, or a writer at work) must not stand in
 	 * for the last line. */
-	while ((r = read(fd, buf, sizeof buf)) > 0) {
+	while ((r = tmq_read_data(fd, 0, &sparse, buf, sizeof buf, &hole)) > 0 ||
+	    (r == 0 && hole.bytes > 0)) {
 		size_t i = 0;
 
 		if (tmq_stop) {
 			close(fd);
 			return tmq_fail(e, "interrupted");
+		}
+		if (r == 0) {
+			/* NUL bytes, as far as a line's head goes. */
+			size_t take = cur < hmax ? hmax - cur : 0;
+
+			if (take > hole.bytes)
+				take = (size_t)hole.bytes;
+			memset(heads[c] + cur, 0, take);
+			cur += take;
+			tmq_holes_add(&fs->holes, &hole);
+			continue;
 		}
 		while (i < (size_t)r) {
 			char *nl = memchr(buf + i, '\n', (size_t)r - i);
@@ -85,6 +103,38 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0;
 	fs->has_last_ts = have_last &&
 	    tmq_line_ts(t->key_width, heads[!c], lastlen, &fs->last_ts) == 0;
+	return 0;
+}
+
+/* A partition with holes in its files is said to be damaged, once: the
+ * first such file, and how many more there are. */
+static int
+say_holes(const struct tmq_topic *t, struct tmq_partstat *s,
+    struct tmq_error *e)
+{
+	const struct tmq_filestat *first = NULL;
+	char what[160], more[48];
+	size_t k, others = 0;
+	int n;
+
+	for (k = 0; k < s->nfiles; k++)
+		if (s->files[k].holes.bytes > 0 && first == NULL)
+			first = &s->files[k];
+		else if (s->files[k].holes.bytes > 0)
+			others++;
+	if (first == NULL)
+		return 0;
+	tmq_holes_say(&first->holes, first->pf.name, what, sizeof what);
+	more[0] = '\0';
+	if (others > 0)
+		snprintf(more, sizeof more, " (and holes in %zu more file%s)",
+		    others, others > 1 ? "s" : "");
+	n = snprintf(NULL, 0, "%s: partition %u: %s%s", t->name, s->partition,
+	    what, more);
+	if ((s->damage = malloc((size_t)n + 1)) == NULL)
+		return tmq_fail(e, "out of memory");
+	snprintf(s->damage, (size_t)n + 1, "%s: partition %u: %s%s", t->name,
+	    s->partition, what, more);
 	return 0;
 }
 
@@ -146,6 +196,8 @@ stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
 			continue;
 		s->first = s->files[0].pf.first;
 		s->end = s->files[s->nfiles - 1].end;
+		if (say_holes(t, s, e) < 0)
+			goto bad;
 	}
 	free(files);
 	*out = ps;
@@ -180,6 +232,7 @@ tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n)
 	for (p = 0; p < n; p++) {
 		free(ps[p].files);
 		free(ps[p].problem);
+		free(ps[p].damage);
 	}
 	free(ps);
 }

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "holes.h"
 #include "partfile.h"
 #include "topic.h"
 
@@ -15,6 +16,7 @@ struct tmq_filestat {
 	 * when that line's time could be read. */
 	int has_first_ts, has_last_ts;
 	double first_ts, last_ts;
+	struct tmq_holes holes;	/* skipped, not read (holes.h) */
 };
 
 struct tmq_partstat {
@@ -25,6 +27,9 @@ struct tmq_partstat {
 	size_t nfiles;
 	char *problem;		/* tmq_topic_stat_each: why it could not be
 				 * read (its figures are then 0), or NULL */
+	char *damage;		/* "TOPIC: partition P: FILE: N bytes of holes
+				 * at byte X skipped" when its files have
+				 * holes (its figures stand), or NULL */
 };
 
 /* Stats of every partition of t (array of t->partitions); a partition
@@ -33,7 +38,8 @@ int tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
     struct tmq_error *e);
 /* The same for showing: a partition that cannot be read (a planted FIFO,
  * a corrupt file) gets a problem, with "TOPIC: " before it, and the others
- * are counted.  Returns the number of such partitions, or -1. */
+ * are counted.  Returns the number of such partitions, or -1.  (Both set
+ * damage, for the caller to say.) */
 int tmq_topic_stat_each(const struct tmq_topic *t, struct tmq_partstat **out,
     struct tmq_error *e);
 void tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n);

@@ -10,7 +10,8 @@
 # - tmq_encode_line / tmq_write_line, which write message lines with Python
 #   exactly as SPEC.md 2 describes, independently of the tools;
 # - assert_stderr and assert_usage_error for the tools' messages;
-# - wait_for and gone: waiting for a condition, never for a time.
+# - wait_for and gone: waiting for a condition, never for a time;
+# - read_past and read_at_most: bounding what a command reads.
 
 bats_require_minimum_version 1.5.0
 
@@ -179,6 +180,54 @@ aged_topic() {
 gone() {
 	! kill -0 "$1" 2>/dev/null ||
 	    [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
+# --- what a command reads ---------------------------------------------
+
+# read_past PID BYTES: process PID has read more than BYTES (rchar).
+read_past() {
+	local r
+	r=$(awk '/^rchar:/ { print $2 }' "/proc/$1/io" 2>/dev/null) || return 1
+	[ "${r:-0}" -gt "$2" ]
+}
+
+# read_at_most LIMIT COMMAND...: run COMMAND (stdout and stderr into the
+# files out and err of the test's directory, its status into $status, what
+# it read, all its processes counted, into $read_bytes), and fail saying so
+# when it read more than LIMIT bytes.  A command that reads past LIMIT is
+# stopped there: a cost bound cannot take minutes to fail.
+read_at_most() {
+	local limit=$1 t=$BATS_TEST_TMPDIR sub st
+	shift
+	rm -f "$t/.rpid" "$t/.rstatus" "$t/.rtotal"
+	(
+		"$@" >"$t/out" 2>"$t/err" &
+		echo "$!" >"$t/.rpid"
+		st=0
+		wait "$!" || st=$?
+		echo "$st" >"$t/.rstatus"
+		# (what a child read counts to the shell that waited for it)
+		awk '/^rchar:/ { print $2 }' "/proc/$BASHPID/io" >"$t/.rtotal"
+	) &
+	sub=$!
+	wait_for _read_stopped "$sub" "$limit"
+	wait "$sub" || :
+	status=$(cat "$t/.rstatus")
+	read_bytes=$(cat "$t/.rtotal")
+	if [ "$read_bytes" -gt "$limit" ]; then
+		echo "$*: read $read_bytes bytes, more than $limit" >&2
+		return 1
+	fi
+}
+
+# _read_stopped SUBSHELL LIMIT: read_at_most's subshell has ended; its
+# command is killed once it has read past LIMIT.
+_read_stopped() {
+	local pid
+	gone "$1" && return 0
+	pid=$(cat "$BATS_TEST_TMPDIR/.rpid" 2>/dev/null) || return 1
+	! read_past "$pid" "$2" || kill "$pid" 2>/dev/null
+	return 1
 }
 
 # assert_write_error [-i FILE] COMMAND...: COMMAND with standard output on

@@ -3,8 +3,12 @@
  * still being written (never returned half), an unterminated tail in an
  * older file (returned with a problem; it takes its offset), seeking by
  * offset (also before the first file), to the end and by time, a cut last
- * line for a reader that stops there (tmq_lr_cut_tail), and lines
- * over the 64 KiB buffer (reported, with memory staying bounded). */
+ * line for a reader that stops there (tmq_lr_cut_tail), lines over the
+ * 64 KiB buffer (reported, with memory staying bounded), and holes (a
+ * sparse file): each inside the line around it, that line reported with
+ * the hole's bytes, offsets as a dense file has them, and the hole itself
+ * never read (what the process read is counted), read as cached or
+ * direct. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "directread.h"
 #include "linereader.h"
 #include "message.h"
 #include "tap.h"
@@ -140,6 +145,166 @@ seek_end(struct tmq_linereader *r)
 
 	if (!is_int(tmq_lr_seek_end(r, &e), 0, "seek to the end"))
 		diag("error: %s", e.msg);
+}
+
+/* Make a file of the topic directory longer by a hole of n bytes. */
+static void
+hole(const char *name, off_t n)
+{
+	int fd = openat(dirfd_, name, O_WRONLY | O_CREAT, 0644);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || ftruncate(fd, st.st_size + n) < 0) {
+		perror(name);
+		exit(99);
+	}
+	close(fd);
+}
+
+/* The holes of a file from byte pos, as the filesystem says: the first
+ * one's start and the bytes up to the data after it (or the end). */
+static void
+hole_at(const char *name, off_t pos, uint64_t *at, uint64_t *bytes)
+{
+	int fd = openat(dirfd_, name, O_RDONLY);
+	off_t h, d;
+
+	h = lseek(fd, pos, SEEK_HOLE);
+	d = lseek(fd, h, SEEK_DATA);
+	if (d < 0)
+		d = lseek(fd, 0, SEEK_END);
+	close(fd);
+	*at = (uint64_t)h;
+	*bytes = (uint64_t)(d - h);
+}
+
+/* The problem a line with that hole has. */
+static const char *
+hole_problem(const char *name, off_t pos)
+{
+	static char buf[4][160];
+	static int next;
+	uint64_t at, bytes;
+	char *out = buf[next++ % 4];
+
+	hole_at(name, pos, &at, &bytes);
+	snprintf(out, sizeof buf[0], "%s: %llu bytes of holes at byte %llu "
+	    "skipped", name, (unsigned long long)bytes, (unsigned long long)at);
+	return out;
+}
+
+/* What this process has read so far (rchar). */
+static uint64_t
+bytes_read(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	unsigned long long v = 0;
+	char key[32];
+
+	while (f != NULL && fscanf(f, "%31s %llu", key, &v) == 2 &&
+	    strcmp(key, "rchar:") != 0)
+		;
+	if (f != NULL)
+		fclose(f);
+	return v;
+}
+
+#define GIB ((off_t)1 << 30)
+
+/* Partitions 13 to 17: files with holes of 1 GiB, read as TMQ_READ says. */
+static void
+sparse_files(const char **L, const char *how)
+{
+	struct tmq_linereader r;
+	struct tmq_error e = { "" };
+	struct tmq_line l;
+	struct tmq_holes hs;
+	uint64_t before, end, lines;
+	char what[64];
+	int fd, partial, rc;
+
+	/* p13: a line that is all hole, ended by its newline, between
+	 * good lines; then a newer file. */
+	before = bytes_read();
+	open_reader(&r, 13);
+	snprintf(what, sizeof what, "p13 (%s): the line before", how);
+	next_is(&r, L[0], 0, NULL, what);
+	snprintf(what, sizeof what, "p13 (%s): the hole's line", how);
+	next_is(&r, NULL, 1, hole_problem("13-20261125_0.tmf", 0), what);
+	snprintf(what, sizeof what, "p13 (%s): the lines after", how);
+	next_is(&r, L[2], 2, NULL, what);
+	next_is(&r, L[3], 3, NULL, what);
+	snprintf(what, sizeof what, "p13 (%s): the newer file", how);
+	next_is(&r, L[4], 4, NULL, what);
+	next_none(&r, what);
+	end = 0;
+	rc = tmq_lr_end(&r, &end, &e);
+	ok(rc == 0 && end == 5, "p13 (%s): the end is 5 (%llu)", how,
+	    (unsigned long long)end);
+	seek(&r, 3, 3);
+	snprintf(what, sizeof what, "p13 (%s): seek past the hole", how);
+	next_is(&r, L[3], 3, NULL, what);
+	seek_end(&r);
+	is_u64(tmq_lr_offset(&r), 5, "p13 (%s): seek_end: 5", how);
+	tmq_lr_close(&r);
+	fd = openat(dirfd_, "13-20261125_0.tmf", O_RDONLY);
+	memset(&hs, 0, sizeof hs);
+	rc = tmq_dr_count_lines(fd, 0, &lines, &partial, &hs);
+	ok(rc == 0 && lines == 4 && !partial && hs.bytes > GIB - 8192 &&
+	    hs.bytes <= GIB, "p13 (%s): 4 lines counted, the hole summed "
+	    "(%llu bytes)", how, (unsigned long long)hs.bytes);
+	close(fd);
+	ok(bytes_read() - before < 1024 * 1024, "p13 (%s): the hole passed 5 "
+	    "times, %llu bytes read", how,
+	    (unsigned long long)(bytes_read() - before));
+
+	/* p14: a file that starts with a hole. */
+	open_reader(&r, 14);
+	snprintf(what, sizeof what, "p14 (%s): a hole from byte 0", how);
+	next_is(&r, NULL, 0, hole_problem("14-20261125_0.tmf", 0), what);
+	snprintf(what, sizeof what, "p14 (%s): the line after", how);
+	next_is(&r, L[1], 1, NULL, what);
+	tmq_lr_close(&r);
+
+	/* p15: a hole of one block inside a short line: still the line's,
+	 * whose bytes (with the hole's NULs) are within the buffer. */
+	open_reader(&r, 15);
+	snprintf(what, sizeof what, "p15 (%s): a short line with a hole", how);
+	next_is(&r, NULL, 0, hole_problem("15-20261125_0.tmf", 0), what);
+	snprintf(what, sizeof what, "p15 (%s): the line after", how);
+	next_is(&r, L[1], 1, NULL, what);
+	tmq_lr_close(&r);
+
+	/* p16: the newest file ends in a hole: a last line without its
+	 * newline, reported with its hole once it stays so. */
+	before = bytes_read();
+	open_reader(&r, 16);
+	snprintf(what, sizeof what, "p16 (%s): the line before", how);
+	next_is(&r, L[0], 0, NULL, what);
+	snprintf(what, sizeof what, "p16 (%s): a hole at the end", how);
+	next_none(&r, what);
+	l.problem = NULL;
+	rc = tmq_lr_cut_tail(&r, &l, &e);
+	ok(rc == 1 && l.offset == 1 && l.problem != NULL &&
+	    strcmp(l.problem, hole_problem("16-20261125_0.tmf", 0)) == 0,
+	    "p16 (%s): the cut tail is the hole's line: %s", how,
+	    rc == 1 && l.problem ? l.problem : e.msg);
+	end = 0;
+	rc = tmq_lr_end(&r, &end, &e);
+	ok(rc == 0 && end == 1, "p16 (%s): the end is 1 (%llu: a line being "
+	    "written)", how, (unsigned long long)end);
+	tmq_lr_close(&r);
+	ok(bytes_read() - before < 1024 * 1024, "p16 (%s): the hole passed 3 "
+	    "times, %llu bytes read", how,
+	    (unsigned long long)(bytes_read() - before));
+
+	/* p17: an older file that ends in a hole: an unterminated line. */
+	open_reader(&r, 17);
+	snprintf(what, sizeof what, "p17 (%s): an older file's hole", how);
+	next_is(&r, NULL, 0, hole_problem("17-20261125_0.tmf", 0), what);
+	snprintf(what, sizeof what, "p17 (%s): the newer file", how);
+	next_is(&r, L[1], 1, NULL, what);
+	tmq_lr_close(&r);
 }
 
 /* Remove the scratch directory (flat, plus one subdirectory). */
@@ -461,6 +626,37 @@ main(void)
 	next_is(&r, L[1], 1, NULL, "p11: the newer file");
 	next_none(&r, "p11: at the end");
 	tmq_lr_close(&r);
+
+	/* Partitions 13 to 17: holes. */
+	putline("13-20261125_0.tmf", L[0]);
+	hole("13-20261125_0.tmf", GIB);
+	put("13-20261125_0.tmf", "\n", 1);
+	putline("13-20261125_0.tmf", L[2]);
+	putline("13-20261125_0.tmf", L[3]);
+	putline("13-20261126_4.tmf", L[4]);
+	hole("14-20261125_0.tmf", GIB);
+	put("14-20261125_0.tmf", "\n", 1);
+	putline("14-20261125_0.tmf", L[1]);
+	put("15-20261125_0.tmf", "abc", 3);
+	hole("15-20261125_0.tmf", 8192 - 3);
+	put("15-20261125_0.tmf", "def\n", 4);
+	putline("15-20261125_0.tmf", L[1]);
+	putline("16-20261125_0.tmf", L[0]);
+	hole("16-20261125_0.tmf", GIB);
+	hole("17-20261125_0.tmf", GIB);
+	putline("17-20261126_1.tmf", L[1]);
+	{
+		struct stat st;
+
+		if (fstatat(dirfd_, "13-20261125_0.tmf", &st, 0) == 0 &&
+		    (off_t)st.st_blocks * 512 < GIB / 2) {
+			sparse_files(L, "cached");
+			setenv("TMQ_READ", "direct", 1);
+			sparse_files(L, "direct");
+			unsetenv("TMQ_READ");
+		} else
+			skip("the filesystem of %s keeps no holes", dir);
+	}
 
 	close(dirfd_);
 	cleanup(dir);
