@@ -29,6 +29,24 @@ setup() {
 		tmq-topic create -k "$k" "${k}t"
 	done
 	tmq-topic create -k char4 c4
+	: >"$BATS_TEST_TMPDIR/.pids"
+	: >"$BATS_TEST_TMPDIR/.dirs"
+}
+
+# A test's background processes (track PID) are killed after it, and
+# the directories it made elsewhere (.dirs) removed.
+teardown() {
+	local pid d
+	while read -r pid; do
+		kill -9 "$pid" 2>/dev/null || :
+	done <"$BATS_TEST_TMPDIR/.pids"
+	while read -r d; do
+		rm -rf "$d"
+	done <"$BATS_TEST_TMPDIR/.dirs"
+}
+
+track() {
+	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
 }
 
 # twc NAME TEXT: a topic NAME whose definition is TEXT, made by hand.
@@ -466,6 +484,263 @@ EOF
 	# Nothing was put after the corrupt file: no file that sorts first.
 	run ls "$TMQ_ROOT/three"
 	refute_output --partial '1-20261125_0.tmf'
+}
+
+# holed ROOT KIND [SIZE]: in ROOT, topic "three" (u16 keys, 3 partitions), whose
+# partitions 0 and 2 hold "zero" and "two", and whose partition 1 is one
+# day file: "one-a", "one-b", a line that is KIND, "one-c" and "one-d"
+# (offsets 0 to 4).  KIND is hole (a hole of SIZE, 20G by default: a sparse
+# file, 8 KB on disk) or dense (four NUL bytes, what a hole reads as).
+holed() {
+	local d=$1/three f=$1/three/1-20261125_0.tmf
+	TMQ_ROOT=$1 tmq-topic create -p 3 three
+	tmq_write_line "$d" 0-20261125_0.tmf u16 1 1795597320 zero
+	tmq_write_line "$d" 2-20261125_0.tmf u16 1 1795597320 two
+	tmq_write_line "$d" "${f##*/}" u16 1 1795597321 one-a
+	tmq_write_line "$d" "${f##*/}" u16 1 1795597322 one-b
+	case $2 in
+	hole) truncate -s "+${3:-20G}" "$f" ;;
+	dense) printf '\0\0\0\0' >>"$f" ;;
+	esac
+	printf '\n' >>"$f"
+	tmq_write_line "$d" "${f##*/}" u16 1 1795597323 one-c
+	tmq_write_line "$d" "${f##*/}" u16 1 1795597324 one-d
+}
+
+# holes_in FILE: "N bytes of holes at byte X": FILE's holes from its first
+# one on, as the filesystem tells them (SEEK_HOLE, SEEK_DATA); skips the
+# test where it keeps none (the file takes as much room as it says).
+holes_in() {
+	[ "$(du -k "$1" | cut -f 1)" -lt 1024 ] ||
+	    skip "the filesystem of $1 keeps no holes"
+	python3 - "$1" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+end = os.lseek(fd, 0, os.SEEK_END)
+at, n = os.lseek(fd, 0, os.SEEK_HOLE), 0
+while at + n < end:
+    try:
+        data = os.lseek(fd, at + n, os.SEEK_DATA)
+    except OSError:
+        data = end
+    n = data - at
+    if data < end:
+        break
+print("%d bytes of holes at byte %d" % (n, at))
+PY
+}
+
+# like_dense COMMAND...: run COMMAND on the root with holes ($TMQ_ROOT),
+# which may read at most 1 MiB more than COMMAND on the dense root
+# ($dense) reads; $output, $stderr, $status are what it did, and the dense
+# run's stdout must be $output too.
+like_dense() {
+	read_at_most $((1 << 40)) env TMQ_ROOT="$dense" "$@" || return 1
+	local dout dread=$read_bytes
+	dout=$(cat "$BATS_TEST_TMPDIR/out")
+	dense_stderr=$(cat "$BATS_TEST_TMPDIR/err") dense_status=$status
+	read_at_most $((dread + 1048576)) "$@" || return 1
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
+	mapfile -t lines <<<"$output"
+	[ "$output" = "$dout" ] || {
+		printf '%s: holes: %s\n  dense: %s\n' "$*" "$output" "$dout" >&2
+		return 1
+	}
+}
+
+@test "a sparse partition file (20 GiB of holes among a few lines) costs every reader what its data costs, and reads as the same file dense" {
+	local dense=$BATS_TEST_TMPDIR/dense h
+	holed "$TMQ_ROOT" hole
+	holed "$dense" dense
+	h="1-20261125_0.tmf: $(holes_in "$TMQ_ROOT/three/1-20261125_0.tmf") skipped"
+	# Each command as it reads the dense file, 20 GiB of holes or not:
+	# before, each read all of them (tmq-get 22 s, tmq-topic list -l 11).
+	# The line with the hole takes its offset, as the library counts it,
+	# and is said once, with its holes.
+	like_dense tmq-get -F '%p %o %s\n' three
+	assert_equal "$status $dense_status" "1 1"
+	assert_output $'0 0 zero\n1 0 one-a\n2 0 two\n1 1 one-b\n1 3 one-c\n1 4 one-d'
+	assert_stderr "tmq-get: three: partition 1 offset 2: $h"
+	like_dense env TMQ_READ=direct tmq-get -F '%p %o %s\n' three
+	assert_stderr "tmq-get: three: partition 1 offset 2: $h"
+	like_dense tmq-get -P 1 --from 3 three
+	assert_output $'one-c\none-d'
+	like_dense tmq-get --from -2 -F '%p %o %s\n' three
+	assert_equal "$status $dense_status" "0 0"
+	assert_output $'0 0 zero\n1 3 one-c\n2 0 two\n1 4 one-d'
+	like_dense env TMQ_READ=direct tmq-get -P 1 --from -1 three
+	assert_output one-d
+	like_dense tmq-get --from now three
+	assert_equal "$status $output" "0 "
+	like_dense tmq-get --from @1795597322.5 three
+	assert_equal "$status $stderr" "0 "
+	assert_output $'one-c\none-d'
+	like_dense tmq-dump three
+	assert_equal "$status $dense_status" "1 1"
+	assert_stderr "tmq-dump: three/1-20261125_0.tmf:3: partition 1 offset 2: $h"
+	like_dense env TMQ_READ=direct tmq-dump --verify three
+	assert_output '3 files, 7 lines, 1 corrupt'
+	assert_stderr "tmq-dump: three/1-20261125_0.tmf:3: partition 1 offset 2: $h"
+	# Ends and counts are the dense file's; the partition is said to be
+	# damaged (exit 1), its figures shown all the same.
+	like_dense bash -c 'set -o pipefail; tmq-topic list -l |
+	    awk "NR == 1 || \$1 == \"three\" { print \$1, \$2, \$3, \$4 }"'
+	assert_equal "$status $dense_status" "1 0"
+	assert_output $'TOPIC KEY-TYPE PARTITIONS MESSAGES\nthree u16 3 7'
+	assert_stderr "tmq-topic: three: partition 1: $h"
+	like_dense bash -c 'tmq-topic info --json three | python3 -c "
+import json, sys
+print([(p[\"first\"], p[\"end\"]) for p in json.load(sys.stdin)[\"partitions\"]])"'
+	assert_output '[(0, 1), (0, 5), (0, 1)]'
+	assert_stderr "tmq-topic: three: partition 1: $h"
+	like_dense bash -c 'tmq-topic list --prometheus | grep "topic=\"three\"" | grep -v bytes'
+	assert_line 'tmq_partition_end_offset{topic="three",partition="1"} 5'
+	# A group reads it, and its lag is the dense file's.
+	like_dense tmq-get -g G --commit -F '%p %o %s\n' three
+	assert_equal "$status $dense_status" "1 1"
+	assert_stderr "tmq-get: three: partition 1 offset 2: $h"
+	like_dense tmq-group describe G
+	assert_equal "$status $dense_status" "1 0"
+	assert_line --regexp '^1 +5 +5 +0 +-$'
+	assert_stderr "tmq-group: three: partition 1: $h"
+	like_dense bash -c 'echo 1 3 | tmq-commit G'
+	assert_equal "$status $dense_status" "0 0"
+	like_dense tmq-group describe --json G
+	like_dense bash -c 'echo 1 6 | tmq-commit G'
+	assert_equal "$status" "$dense_status"
+	assert_equal "$stderr" "$dense_stderr"
+	# Offsets computed from its files are exact: a reset goes ahead.
+	like_dense tmq-group reset G --to end --force
+	assert_equal "$status $stderr" "0 "
+}
+
+@test "a producer starts its day file after a sparse one where the dense one would have it, reading none of the holes" {
+	local dense=$BATS_TEST_TMPDIR/dense k
+	holed "$TMQ_ROOT" hole
+	holed "$dense" dense
+	holes_in "$TMQ_ROOT/three/1-20261125_0.tmf" >/dev/null
+	for k in $(seq 0 99); do
+		[ "$(tmq-topic partition three "$k")" = 1 ] && break
+	done
+	like_dense tmq-put -k "$k" three new
+	assert_equal "$status $stderr" "0 "
+	run ls "$TMQ_ROOT/three"
+	assert_line "1-$(date -u +%Y%m%d)_5.tmf"
+	like_dense tmq-get -P 1 --from 5 -F '%o %s\n' three
+	assert_output '5 new'
+}
+
+@test "the library's producer numbers a sparse file's lines as tmq does" {
+	require_ref
+	local y f k
+	y=$(date -u -d yesterday +%Y%m%d)
+	for r in lib tmq; do
+		TMQ_ROOT=$BATS_TEST_TMPDIR/$r tmq-topic create -p 1 one
+		rm -f "$BATS_TEST_TMPDIR/$r/one"/*
+		f=$BATS_TEST_TMPDIR/$r/one/0-${y}_0.tmf
+		tmq_write_line "${f%/*}" "${f##*/}" u16 1 1795597321 a
+		# (64 MiB: the library reads the whole line into memory)
+		truncate -s +64M "$f"
+		printf '\n' >>"$f"
+		tmq_write_line "${f%/*}" "${f##*/}" u16 1 1795597323 c
+	done
+	holes_in "$f" >/dev/null
+	python3 - "$BATS_TEST_TMPDIR/lib" <<'PY'
+import sys, twainmq
+with twainmq.Twain(sys.argv[1]).producer("one") as p:
+    p.write_message(1, "new")
+PY
+	TMQ_ROOT=$BATS_TEST_TMPDIR/tmq tmq-put -k 1 one new
+	run ls "$BATS_TEST_TMPDIR/lib/one"
+	assert_line "0-$(date -u +%Y%m%d)_3.tmf"
+	run ls "$BATS_TEST_TMPDIR/tmq/one"
+	assert_line "0-$(date -u +%Y%m%d)_3.tmf"
+	run tmq-get -d "$BATS_TEST_TMPDIR/lib" -F '%o %s\n' --from 2 one
+	assert_output $'2 c\n3 new'
+}
+
+@test "a follower of a sparse partition reads what comes after its holes, and none of them" {
+	local f=$TMQ_ROOT/three/1-20261125_0.tmf k pid at
+	holed "$TMQ_ROOT" hole
+	holes_in "$f" >/dev/null
+	for k in $(seq 0 99); do
+		[ "$(tmq-topic partition three "$k")" = 1 ] && break
+	done
+	tmq-get -f -P 1 --from 4 -F '%o %s\n' three >"$BATS_TEST_TMPDIR/f.out" \
+	    2>"$BATS_TEST_TMPDIR/f.err" &
+	pid=$!
+	track "$pid"
+	wait_for grep -q '^4 one-d$' "$BATS_TEST_TMPDIR/f.out"
+	tmq-put -k "$k" three five
+	wait_for grep -q '^5 five$' "$BATS_TEST_TMPDIR/f.out"
+	# A hole at the end of today's file, with no newline after it: the
+	# next producer ends it (a line cut short), and its line follows.
+	f=$TMQ_ROOT/three/1-$(date -u +%Y%m%d)_5.tmf
+	[ -s "$f" ]
+	truncate -s +20G "$f"
+	read_at_most 1048576 tmq-put -k "$k" three seven
+	assert_equal "$status" 0
+	wait_for grep -q '^7 seven$' "$BATS_TEST_TMPDIR/f.out"
+	! read_past "$pid" 1048576 || fail "the follower read $(awk '/^rchar/ { print $2 }' /proc/$pid/io) bytes"
+	kill "$pid"
+	wait "$pid" || :
+	run cat "$BATS_TEST_TMPDIR/f.out"
+	assert_output $'4 one-d\n5 five\n7 seven'
+	run cat "$BATS_TEST_TMPDIR/f.err"
+	# (Its hole ran to the end of the file when the follower passed it:
+	# the newline that ended it came after, and went into a block of
+	# its own.)
+	at=$(holes_in "$f")
+	assert_output --regexp "^tmq-get: three: partition 1 offset 6: ${f##*/}: [0-9]+ bytes of holes at byte ${at##* } skipped\$"
+}
+
+@test "tmq-topic prune --archive on another filesystem copies a sparse file's data only, its holes kept" {
+	local a f=$TMQ_ROOT/three/1-20261125_0.tmf st size was kb
+	a=$(mktemp -d /dev/shm/tmq-archive.XXXXXX 2>/dev/null) ||
+	    skip "no /dev/shm to archive to"
+	echo "$a" >>"$BATS_TEST_TMPDIR/.dirs"
+	[ "$(stat -c %d "$a")" != "$(stat -c %d "$BATS_TEST_TMPDIR")" ] ||
+	    skip "/dev/shm is on the root's filesystem: archiving renames"
+	holed "$TMQ_ROOT" hole 1G
+	holes_in "$f" >/dev/null
+	tmq_write_line "$TMQ_ROOT/three" 1-20261126_5.tmf u16 1 1795683720 later
+	was=$(stat -c %s "$f")
+	read_at_most 1048576 tmq-topic prune three --before 2026-11-26T00:00:00Z \
+	    --archive "$a"
+	st=$status
+	size=$(stat -c %s "$a/three/1-20261125_0.tmf")
+	kb=$(du -k "$a/three/1-20261125_0.tmf" | cut -f 1)
+	run --separate-stderr tmq-get -d "$a" -P 1 -F '%o %s\n' three
+	assert_equal "$st" 0
+	assert_output $'0 one-a\n1 one-b\n3 one-c\n4 one-d'
+	assert_equal "$size" "$was"
+	[ "$kb" -lt 1024 ] || fail "the copy takes $kb KiB"
+	[ ! -e "$f" ]
+}
+
+@test "a planted huge dense line costs each reader what honest data of its size costs, in bounded memory" {
+	local f=$TMQ_ROOT/plain/0-20261125_0.tmf size
+	rm -f "$TMQ_ROOT/plain"/*.tmf
+	head -c 67108864 /dev/zero | tr '\0' x >"$f"
+	printf '\n' >>"$f"
+	tmq_write_line "$TMQ_ROOT/plain" "${f##*/}" u16 1 1795597320 after
+	size=$(stat -c %s "$f")
+	# Each reads the file as often as it reads honest data: once, or
+	# twice for the last N (counted, then read).
+	read_at_most $((size + 1048576)) bounded tmq-get -F '%o %s\n' plain
+	assert_equal "$status $(cat out)" "1 1 after"
+	assert_equal "$(cat err)" "tmq-get: plain: partition 0 offset 0: line too long"
+	read_at_most $((2 * size + 1048576)) bounded tmq-get --from -1 plain
+	assert_equal "$status $(cat out) $(cat err)" "0 after "
+	read_at_most $((size + 1048576)) bounded tmq-dump --verify plain
+	assert_equal "$status $(cat out)" "1 1 files, 2 lines, 1 corrupt"
+	read_at_most $((size + 1048576)) bounded tmq-topic list -l
+	assert_equal "$status $(cat err)" "0 "
+	read_at_most $((size + 1048576)) bounded tmq-put plain next
+	assert_equal "$status $(cat err)" "0 "
+	run ls "$TMQ_ROOT/plain"
+	assert_line "0-$(date -u +%Y%m%d)_2.tmf"
 }
 
 @test "names and strings planted in the root reach no terminal raw: escaped in every message and listing" {
