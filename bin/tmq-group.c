@@ -620,12 +620,20 @@ do_delete(struct args *a, const char *name)
 	unsigned active;
 	int ok;
 
-	if (load(a, name, &g, NULL) < 0)
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	/* What a killed create or delete left of a group is no group, and
+	 * has no members: it goes as a group does. */
+	if (tmq_group_name_check(name, &e) == 0 &&
+	    tmq_topic_partial(a->rootfd, gt))
+		active = 0;
+	else if (load(a, name, &g, NULL) < 0)
 		return TMQ_EXIT_FAIL;
-	/* As kafka-consumer-groups --delete: not while it has members (a
-	 * running one would fail, its log gone under it). */
-	active = tmq_group_active(&g);
-	tmq_group_close(&g);
+	else {
+		/* As kafka-consumer-groups --delete: not while it has members
+		 * (a running one would fail, its log gone under it). */
+		active = tmq_group_active(&g);
+		tmq_group_close(&g);
+	}
 	if (active > 0 && !a->force) {
 		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
 		    name, active, active == 1 ? " is" : "s are",
@@ -641,8 +649,7 @@ do_delete(struct args *a, const char *name)
 		tmq_warn(&cmd, "%s: not deleted", name);
 		return TMQ_EXIT_FAIL;
 	}
-	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
-	if (tmq_topic_delete(a->rootfd, gt, &e) < 0)
+	if (tmq_topic_delete(a->rootfd, gt, &e) != 0)
 		return tmq_report(&cmd, &e);
 	return TMQ_EXIT_OK;
 }

@@ -557,7 +557,7 @@ delete_groups(int fd, char **groups, size_t n)
 
 	for (i = 0; i < n; i++) {
 		snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, groups[i]);
-		if (tmq_topic_delete(fd, gt, &e) < 0)
+		if (tmq_topic_delete(fd, gt, &e) != 0)
 			rc = tmq_report(&cmd, &e);
 	}
 	return rc;
@@ -576,13 +576,14 @@ do_delete(const struct args *a, const char *name)
 		return tmq_report(&cmd, &e);
 	if (open_root(a, 0, &fd) < 0)
 		return TMQ_EXIT_FAIL;
-	/* A definition the library's delete_topic left goes like a topic. */
-	if (!tmq_topic_leftover(fd, name)) {
-		if (tmq_topic_open(fd, name, &t, &e) < 0) {
-			close(fd);
-			return tmq_report(&cmd, &e);
-		}
+	/* What is left of a topic goes like a topic: a definition the
+	 * library's delete_topic left, or what a killed create or delete
+	 * left. */
+	if (tmq_topic_open(fd, name, &t, &e) == 0)
 		tmq_topic_close(&t);
+	else if (!tmq_topic_partial(fd, name)) {
+		close(fd);
+		return tmq_report(&cmd, &e);
 	}
 	if (tmq_topic_groups(fd, name, &groups, &ngroups, &e) < 0) {
 		close(fd);
@@ -603,11 +604,16 @@ do_delete(const struct args *a, const char *name)
 			tmq_warn(&cmd, "%s: not deleted", name);
 		goto out;
 	}
-	if (tmq_topic_delete(fd, name, &e) < 0) {
+	switch (tmq_topic_delete(fd, name, &e)) {
+	case -1:
 		rc = tmq_report(&cmd, &e);
 		goto out;
+	case 1:		/* deleted, with something left: said, then on */
+		rc = tmq_report(&cmd, &e);
+		break;
+	default:
+		rc = TMQ_EXIT_OK;
 	}
-	rc = TMQ_EXIT_OK;
 	if (ngroups == 0)
 		goto out;
 	/* --yes answers the question asked, about the topic: the groups go
@@ -619,9 +625,10 @@ do_delete(const struct args *a, const char *name)
 		ok = tmq_confirm(q, 0, &e);
 	} else
 		ok = a->with_groups;
-	if (ok > 0)
-		rc = delete_groups(fd, groups, ngroups);
-	else
+	if (ok > 0) {
+		if (delete_groups(fd, groups, ngroups) != TMQ_EXIT_OK)
+			rc = TMQ_EXIT_FAIL;
+	} else
 		tmq_warn(&cmd, "%s: kept the group%s that read%s it: %s "
 		    "(--with-groups deletes them too)", name,
 		    ngroups == 1 ? "" : "s", ngroups == 1 ? "s" : "", list);

@@ -124,12 +124,41 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 	return 0;
 }
 
+/* The first commit, written into a new group's log before the log is in
+ * place: no one sees the group without it (the library's members cannot
+ * join a group whose log is empty: they take the highest key in it). */
+struct first_commit {
+	const char *name;
+	const struct tmq_poff *po;
+	unsigned n;
+};
+
+static int
+write_first_commit(const struct tmq_topic *log, void *arg,
+    struct tmq_error *e)
+{
+	const struct first_commit *fc = arg;
+	struct tmq_group g;
+	int rc;
+
+	memset(&g, 0, sizeof g);
+	g.name = (char *)fc->name;
+	g.log = *log;
+	if (tmq_codec_init(&g.codec, e) < 0)
+		return -1;
+	rc = tmq_group_commit(&g, 0, fc->po, fc->n, e);
+	if (g.app_open)
+		tmq_appender_close(&g.app);
+	tmq_codec_free(&g.codec);
+	return rc;
+}
+
 int
 tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
     int from_now, struct tmq_error *e)
 {
 	char gt[TMQ_NAME_MAX + 16];
-	struct tmq_group g;
+	struct first_commit fc;
 	struct tmq_poff *po;
 	unsigned p;
 	int rc;
@@ -141,26 +170,6 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 		    "than a group can share (%d: a member's offer of them all "
 		    "must fit in one %d-byte line)", name, t->name,
 		    t->partitions, TMQ_GROUP_MAX_PARTITIONS, TMQ_LINE_MAX);
-	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
-	if (tmq_topic_create(rootfd, gt, 4, 1, (char *const *)tmq_gkind_names,
-	    TMQ_G_NKINDS, t->name, e) < 0) {
-		/* Lost a race to another member: theirs will do, once its
-		 * definition is in place (the winner makes the directory
-		 * first and renames the .twc in last), so that the caller's
-		 * tmq_group_open finds it. */
-		if (faccessat(rootfd, gt, F_OK, 0) == 0 &&
-		    strstr(e->msg, "exists") != NULL) {
-			char twc[TMQ_NAME_MAX + 24];
-			int i;
-
-			snprintf(twc, sizeof twc, "%s.twc", gt);
-			for (i = 0; i < 500 && !tmq_stop && faccessat(rootfd,
-			    twc, F_OK, AT_SYMLINK_NOFOLLOW) != 0; i++)
-				usleep(10000);
-			return 0;
-		}
-		return -1;
-	}
 	po = calloc(t->partitions, sizeof *po);
 	if (po == NULL)
 		return tmq_fail(e, "out of memory");
@@ -176,12 +185,30 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 		}
 		po[p].offset = (int64_t)end;
 	}
-	rc = tmq_group_open(rootfd, name, t->name, &g, e);
-	if (rc == 0) {
-		rc = tmq_group_commit(&g, 0, po, t->partitions, e);
-		tmq_group_close(&g);
-	}
+	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	fc.name = name;
+	fc.po = po;
+	fc.n = t->partitions;
+	rc = tmq_topic_create_filled(rootfd, gt, 4, 1,
+	    (char *const *)tmq_gkind_names, TMQ_G_NKINDS, t->name,
+	    write_first_commit, &fc, e);
 	free(po);
+	if (rc < 0 && faccessat(rootfd, gt, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* Lost a race to another member: theirs will do, once its
+		 * definition is in place (another tmq's create is over when
+		 * ours fails; the library's makes the directory first and
+		 * writes the .twc last), so that the caller's tmq_group_open
+		 * finds it. */
+		char twc[TMQ_NAME_MAX + 24];
+		int i;
+
+		snprintf(twc, sizeof twc, "%s.twc", gt);
+		for (i = 0; i < 500 && !tmq_stop; i++) {
+			if (faccessat(rootfd, twc, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+				return 0;
+			usleep(10000);
+		}
+	}
 	return rc;
 }
 

@@ -26,8 +26,6 @@
 
 #define TWC_MAX (1 << 20)
 
-static int remove_tree(int parentfd, const char *name);
-
 void
 tmq_topic_close(struct tmq_topic *t)
 {
@@ -295,8 +293,14 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		rc = errno;
 		tmq_topic_close(t);
 		errno = rc;
+		/* A definition without its directory is no topic: what the
+		 * library's delete_topic leaves, and what a create or delete
+		 * shows between its two steps (topicmake.c). */
 		if (errno == ENOENT)
-			return tmq_fail(e, "%s: topic directory is missing", name);
+			return tmq_is_group_topic(name) ?
+			    tmq_fail(e, "%s: no such group",
+			    name + strlen(TMQ_GROUP_PREFIX)) :
+			    tmq_fail(e, "%s: no such topic", name);
 		/* O_NOFOLLOW says ENOTDIR (or ELOOP) for a symbolic link. */
 		if ((errno == ENOTDIR || errno == ELOOP) &&
 		    fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -311,226 +315,6 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		tmq_topic_close(t);
 		return tmq_fail(e, "out of memory");
 	}
-	return 0;
-}
-
-/* Write NAME.twc: under a temporary name, renamed into place, so that a
- * reader never sees half of it.  types[i] is the type of index i (NULL
- * where none).  The library's layout, one field a line. */
-static int
-write_def(int rootfd, const char *name, int key_width, unsigned partitions,
-    char *const *types, unsigned ntypes, const char *group_topic,
-    struct tmq_error *e)
-{
-	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
-	struct json_object *js;
-	unsigned i, shown = 0;
-	FILE *f;
-	int fd;
-
-	snprintf(path, sizeof path, "%s.twc", name);
-	/* The name is cut short so that the temporary name stays within
-	 * NAME_MAX for every allowed name. */
-	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", name, (long)getpid());
-	fd = openat(rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0666);
-	if (fd >= 0)
-		tmq_mode_follow(rootfd, fd);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
-	    "\"message_types\": {", key_width, partitions);
-	for (i = 0; i < ntypes; i++) {
-		if (types[i] == NULL)
-			continue;
-		fputs(shown++ ? ",\n" : "\n", f);
-		js = json_object_new_string(types[i]);
-		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
-		    f);
-		json_object_put(js);
-		fprintf(f, ": %u", i);
-	}
-	fputs(shown ? "\n}" : "}", f);
-	if (group_topic != NULL) {
-		fputs(",\n\"topic\": ", f);
-		js = json_object_new_string(group_topic);
-		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
-		    f);
-		json_object_put(js);
-	}
-	fputs("\n}", f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		fclose(f);
-		unlinkat(rootfd, tmp, 0);
-		return -1;
-	}
-	fclose(f);
-	if (renameat(rootfd, tmp, rootfd, path) < 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
-		unlinkat(rootfd, tmp, 0);
-		return -1;
-	}
-	return 0;
-}
-
-/* An empty file of the day for each partition of a new topic, as the
- * library's producer makes them when it starts.  The library's consumer
- * depends on them: started on a partition that has no file, it takes
- * "from the start" as "from the end of the first file that appears", and
- * skips what was in it by then (all of tmq-put's first batch). */
-static int
-start_files(int rootfd, const char *name, unsigned partitions,
-    struct tmq_error *e)
-{
-	struct tmq_pfile pf;
-	unsigned p, day = tmq_utc_day(tmq_now());
-	int dfd, fd;
-
-	dfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (dfd < 0)
-		return tmq_fail_errno(e, "%s: cannot open the topic directory",
-		    name);
-	for (p = 0; p < partitions; p++) {
-		memset(&pf, 0, sizeof pf);
-		pf.partition = p;
-		pf.day = day;
-		tmq_pfile_name(&pf);
-		fd = openat(dfd, pf.name, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			tmq_fail_errno(e, "%s: cannot create %s", name, pf.name);
-			close(dfd);
-			return -1;
-		}
-		tmq_mode_follow(dfd, fd);
-		close(fd);
-	}
-	close(dfd);
-	return 0;
-}
-
-int
-tmq_topic_create(int rootfd, const char *name, int key_width,
-    unsigned partitions, char *const *types, unsigned ntypes,
-    const char *group_topic, struct tmq_error *e)
-{
-	char path[TMQ_NAME_MAX + 8];
-	unsigned i, j;
-	size_t n = strlen(name);
-
-	if (tmq_any_name_check(name, e) < 0)
-		return -1;
-	/* NAME.twc would be the directory of this one and the definition of
-	 * another (NAME): the root would list a topic that is not, and
-	 * refuse to create it. */
-	if (n > 4 && strcmp(name + n - 4, ".twc") == 0)
-		return tmq_is_group_topic(name) ?
-		    tmq_fail(e, "'%s': bad group name (must not end in '.twc')",
-		    name + strlen(TMQ_GROUP_PREFIX)) :
-		    tmq_fail(e, "'%s': bad topic name (must not end in '.twc')",
-		    name);
-	if (partitions < 1 || partitions > TMQ_MAX_PARTITIONS)
-		return tmq_fail(e, "bad partition count %u (1 to %d)",
-		    partitions, TMQ_MAX_PARTITIONS);
-	if (!tmq_keytype_valid(key_width))
-		return tmq_fail(e, "bad key width %d", key_width);
-	for (i = 0; i < ntypes; i++) {
-		if (types[i][0] == '\0')
-			return tmq_fail(e, "empty type name");
-		for (j = 0; j < i; j++)
-			if (strcmp(types[i], types[j]) == 0)
-				return tmq_fail(e, "type '%s' given twice",
-				    types[i]);
-	}
-	snprintf(path, sizeof path, "%s.twc", name);
-	/* A definition left by the library's delete_topic is replaced (the
-	 * rename in write_def), as the library's create_topic replaces it. */
-	if (faccessat(rootfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !tmq_topic_leftover(rootfd, name))
-		return tmq_fail(e, "%s: topic exists", name);
-	if (tmq_mkdir_follow(rootfd, name) < 0) {
-		if (errno == EEXIST)
-			return tmq_fail(e, "%s: topic exists", name);
-		return tmq_fail_errno(e, "%s: cannot create the topic "
-		    "directory", name);
-	}
-	if (start_files(rootfd, name, partitions, e) < 0 ||
-	    write_def(rootfd, name, key_width, partitions, types, ntypes,
-	    group_topic, e) < 0) {
-		remove_tree(rootfd, name);
-		return -1;
-	}
-	return 0;
-}
-
-int
-tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
-{
-	return write_def(rootfd, t->name, t->key_width, t->partitions, t->types,
-	    t->ntypes, t->group_topic, e);
-}
-
-/* rm -r of one topic directory: it holds plain files and tmq's own
- * dot-folder, never deeper trees. */
-static int
-remove_tree(int parentfd, const char *name)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, rc = 0;
-
-	fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (unlinkat(fd, de->d_name, 0) < 0) {
-			if (errno == EISDIR || errno == EPERM) {
-				if (remove_tree(fd, de->d_name) < 0)
-					rc = -1;
-			} else if (errno != ENOENT)
-				rc = -1;
-		}
-	}
-	closedir(d);
-	if (rc == 0 && unlinkat(parentfd, name, AT_REMOVEDIR) < 0 &&
-	    errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
-int
-tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e)
-{
-	char path[TMQ_NAME_MAX + 8];
-
-	if (tmq_any_name_check(name, e) < 0)
-		return -1;
-	snprintf(path, sizeof path, "%s.twc", name);
-	if (unlinkat(rootfd, path, 0) < 0) {
-		if (errno == ENOENT)
-			return tmq_is_group_topic(name) ?
-			    tmq_fail(e, "%s: no such group",
-			    name + strlen(TMQ_GROUP_PREFIX)) :
-			    tmq_fail(e, "%s: no such topic", name);
-		return tmq_fail_errno(e, "%s: cannot remove %s", name, path);
-	}
-	if (remove_tree(rootfd, name) < 0)
-		return tmq_fail_errno(e, "%s: cannot remove the topic directory",
-		    name);
 	return 0;
 }
 

@@ -34,17 +34,39 @@ int tmq_topic_leftover(int rootfd, const char *name);
 int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
     struct tmq_error *e);
 
-/* Create a topic: the directory, then the definition, so that a topic whose
- * .twc exists is complete.  types may be NULL; group_topic is written as an
- * extra "topic" field when not NULL. */
+/* Create a topic so that every other process sees it whole or not at all
+ * (topicmake.c): built under NAME+tmq, the definition published, then the
+ * directory renamed into place.  One create or delete of a name at a time
+ * (the others wait); what a killed one left is cleared first.  types may
+ * be NULL; group_topic is written as an extra "topic" field when not
+ * NULL. */
 int tmq_topic_create(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, struct tmq_error *e);
+/* Called on the new topic (t->dirfd is its directory, not yet in place)
+ * to write its first messages: a group's first commit. */
+typedef int (*tmq_topic_fill)(const struct tmq_topic *t, void *arg,
+    struct tmq_error *e);
+int tmq_topic_create_filled(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, tmq_topic_fill fill, void *arg,
+    struct tmq_error *e);
 /* Write t's definition into another root (an archive); no directory. */
 int tmq_topic_write_def(int rootfd, const struct tmq_topic *t,
     struct tmq_error *e);
-/* Remove the definition, then the directory and its files. */
+/* Delete a topic (or a group's log), so that every other process sees it
+ * whole or not at all: the directory moved away, the definition removed,
+ * then the directory's own entries (topicown.h), never what is foreign.
+ * 0 deleted; -1 not deleted (e says why: no such topic, entries that are
+ * not the topic's, ...); 1 deleted, but something was left (e says
+ * what).  Clears what a killed create or delete of the name left; that
+ * alone is a success. */
 int tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e);
+/* 1 when something of NAME is in the root but not a whole topic (both
+ * NAME.twc and NAME/): one of them alone, or only the work directory
+ * NAME+tmq of a create or delete (running, or killed).  What delete
+ * removes although no topic is there. */
+int tmq_topic_partial(int rootfd, const char *name);
 /* Names of the definitions in the root, sorted; groups only when asked
  * (groups: 0 topics only, 1 groups only, 2 both).  Free with tmq_names_free. */
 int tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,

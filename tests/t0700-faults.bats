@@ -3,7 +3,8 @@
 # concurrent producers in the locked append mode, producers killed with
 # SIGKILL under a follower, a line cut short in the middle of a file, a
 # full disk, a read-only root, permissions, a topic directory removed under
-# a follower, symbolic links, the umask, and terminal escapes in dumps.
+# a follower, symbolic links, the umask, terminal escapes in dumps, and
+# tmq-topic create and delete and tmq-group delete killed at random moments.
 #
 # Every test has a fresh root; every wait is bounded in time.  Mounts (the
 # disk-full and read-only tests, as root only) and background processes
@@ -233,6 +234,191 @@ EOF
 	tmq-dump -J ev 2>/dev/null | awk -F '"' '{ p = $7; o = $9
 		gsub(/[:,]/, "", p); gsub(/[:,]/, "", o); print p, o, $(NF - 1) }' |
 	    LC_ALL=C sort | cmp - follow.sorted
+}
+
+# ------------------------------------------------- killed administration
+
+# kill_within US CMD...: run CMD in the background and SIGKILL it at a
+# random moment within US microseconds (it may have ended by then).
+kill_within() {
+	local us=$1 d pid
+	shift
+	d=$(((RANDOM * 32768 + RANDOM) % (us + 1)))
+	"$@" >/dev/null 2>&1 3>&- &
+	pid=$!
+	track "$pid"
+	sleep "$(printf '%d.%06d' $((d / 1000000)) $((d % 1000000)))"
+	kill -9 "$pid" 2>/dev/null || :
+	wait "$pid" 2>/dev/null || :
+}
+
+# topic_state NAME PARTS: "whole" when list, info and get all see topic
+# NAME, with PARTS partitions and a file for each; "none" when none of them
+# sees it.  Anything else (a directory without its definition among it) is
+# said, and fails.
+topic_state() {
+	local name=$1 parts=$2 listed=0 info get irc=0 grc=0
+	if [ -d "$TMQ_ROOT/$name" ] && [ ! -e "$TMQ_ROOT/$name.twc" ]; then
+		echo "$name/ is there without $name.twc"
+		return 1
+	fi
+	if tmq-topic list | grep -qxF "$name"; then
+		listed=1
+	fi
+	info=$(tmq-topic info "$name" 2>&1) || irc=$?
+	get=$(tmq-get "$name" 2>&1) || grc=$?
+	if [ "$listed$irc$grc" = 100 ] &&
+	    grep -qx "partitions: $parts" <<<"$info" &&
+	    [ "$(ls "$TMQ_ROOT/$name" | wc -l)" -eq "$parts" ]; then
+		echo whole
+	elif [ "$listed" = 0 ] && [ "$info" = "tmq-topic: $name: no such topic" ] &&
+	    [ "$get" = "tmq-get: $name: no such topic" ]; then
+		echo none
+	else
+		echo "neither whole nor none: listed $listed, info $irc ($info), get $grc ($get)"
+		return 1
+	fi
+}
+
+# group_state GROUP: "whole" when list and describe see GROUP, with an
+# offset committed for each of its topic's partitions; "none" when neither
+# sees it.  Anything else is said, and fails.
+group_state() {
+	local g=$1 gt=--group--$1 listed=0 desc drc=0
+	if [ -d "$TMQ_ROOT/$gt" ] && [ ! -e "$TMQ_ROOT/$gt.twc" ]; then
+		echo "$gt/ is there without $gt.twc"
+		return 1
+	fi
+	if tmq-group list | awk 'NR > 1 { print $1 }' | grep -qxF "$g"; then
+		listed=1
+	fi
+	desc=$(tmq-group describe "$g" 2>&1) || drc=$?
+	if [ "$listed$drc" = 10 ] && [ "$(awk '/^PARTITION/ { t = 1; next }
+	    t && $2 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' <<<"$desc")" = 2 ]; then
+		echo whole
+	elif [ "$listed" = 0 ] && [ "$desc" = "tmq-group: $g: no such group" ]; then
+		echo none
+	else
+		echo "neither whole nor none: listed $listed, describe $drc ($desc)"
+		return 1
+	fi
+}
+
+# old_days DIR: empty files of 100 past days for partition 0 in DIR, as
+# the library's producers leave them, one a day they start.
+old_days() {
+	touch "$1"/0-2025{01..04}{01..25}_0.tmf
+}
+
+@test "SIGKILL of tmq-topic create and delete at random moments: every tool sees the whole topic or none, and a rerun or the opposite command finishes the job" {
+	local p=128 t0 t1 t2 dc dd state=none after left i kind fin want out rc
+	# Kills are spread over each command's own run, as measured here.
+	t0=${EPOCHREALTIME/./}
+	tmq-topic create -p "$p" ev
+	t1=${EPOCHREALTIME/./}
+	tmq-topic delete -y ev
+	t2=${EPOCHREALTIME/./}
+	dc=$(((t1 - t0) * 12 / 10)) dd=$(((t2 - t1) * 12 / 10))
+	for i in $(seq 20); do
+		if [ "$state" = none ]; then
+			kind=create
+			kill_within "$dc" tmq-topic create -p "$p" ev
+		else
+			kind=delete
+			kill_within "$dd" tmq-topic delete -y ev
+		fi
+		after=$(topic_state ev "$p") || fail "round $i: $kind killed: $after"
+		left=$(cd "$TMQ_ROOT" && LC_ALL=C ls -Ad -- * .* ev+tmq/* 2>/dev/null | grep -v '^\.\.\?$' | tr '\n' ' ')
+		# Finish with the killed command (two rounds of four) or its
+		# opposite.
+		fin=$kind
+		if [ $((i % 4)) -ge 2 ]; then
+			[ "$kind" = create ] && fin=delete || fin=create
+		fi
+		rc=0
+		if [ "$fin" = create ]; then
+			out=$(tmq-topic create -p "$p" ev 2>&1) || rc=$?
+			want=whole
+		else
+			out=$(tmq-topic delete -y ev 2>&1) || rc=$?
+			want=none
+		fi
+		# It fails only when there was nothing for it to do.
+		if [ "$rc" != 0 ]; then
+			case "$fin $after $out" in
+			"create whole tmq-topic: ev: topic exists") ;;
+			"delete none tmq-topic: ev: no such topic")
+				# (a work directory with nothing in it but its lock
+				# is no part of a topic)
+				[ -z "$left" ] || [ "$left" = "ev+tmq ev+tmq/lock " ] || fail "round $i: $kind killed, root holds $left, then delete: $out" ;;
+			*) fail "round $i: $kind killed ($after, root holds $left), then $fin: $out" ;;
+			esac
+		fi
+		state=$(topic_state ev "$p") || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
+		[ "$state" = "$want" ] || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
+		# ... and leaves nothing else behind.
+		left=$(LC_ALL=C ls -A "$TMQ_ROOT" | tr '\n' ' ')
+		if [ "$want" = whole ]; then
+			assert_equal "$left" "ev ev.twc "
+		else
+			assert_equal "$left" ""
+		fi
+	done
+}
+
+@test "SIGKILL of a group's making (tmq-get -g -P) and of tmq-group delete at random moments: every tool sees the whole group or none, and a rerun or the opposite finishes the job" {
+	local g=$TMQ_ROOT/--group--G t0 t1 t2 dc dd state=none after left i kind fin want out rc
+	tmq-topic create -p 2 ev
+	tmq-put ev a b
+	t0=${EPOCHREALTIME/./}
+	tmq-get -g G -P 0,1 ev >/dev/null
+	t1=${EPOCHREALTIME/./}
+	# A group a few months old: a day file for each day a member started.
+	old_days "$g"
+	t2=${EPOCHREALTIME/./}
+	tmq-group delete -y G
+	t2=$((${EPOCHREALTIME/./} - t2 + t1))
+	dc=$(((t1 - t0) * 12 / 10)) dd=$(((t2 - t1) * 12 / 10))
+	for i in $(seq 20); do
+		if [ "$state" = none ]; then
+			kind=create
+			kill_within "$dc" tmq-get -g G -P 0,1 ev
+		else
+			kind=delete
+			[ -e "$g/0-20250101_0.tmf" ] || old_days "$g"
+			kill_within "$dd" tmq-group delete -y G
+		fi
+		after=$(group_state G) || fail "round $i: $kind killed: $after"
+		left=$(cd "$TMQ_ROOT" && LC_ALL=C ls -Ad -- * .* --group--G+tmq/* 2>/dev/null | grep -v '^\.\.\?$' | tr '\n' ' ')
+		fin=$kind
+		if [ $((i % 4)) -ge 2 ]; then
+			[ "$kind" = create ] && fin=delete || fin=create
+		fi
+		rc=0
+		if [ "$fin" = create ]; then
+			out=$(tmq-get -g G -P 0,1 ev 2>&1 >/dev/null) || rc=$?
+			want=whole
+		else
+			out=$(tmq-group delete -y G 2>&1) || rc=$?
+			want=none
+		fi
+		if [ "$rc" != 0 ]; then
+			case "$fin $after $out" in
+			"delete none tmq-group: G: no such group")
+				[ "$left" = "ev ev.twc " ] ||
+				    [ "$left" = "--group--G+tmq --group--G+tmq/lock ev ev.twc " ] || fail "round $i: $kind killed, root holds $left, then delete: $out" ;;
+			*) fail "round $i: $kind killed ($after, root holds $left), then $fin: $out" ;;
+			esac
+		fi
+		state=$(group_state G) || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
+		[ "$state" = "$want" ] || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
+		left=$(LC_ALL=C ls -A "$TMQ_ROOT" | tr '\n' ' ')
+		if [ "$want" = whole ]; then
+			assert_equal "$left" "--group--G --group--G.twc ev ev.twc "
+		else
+			assert_equal "$left" "ev ev.twc "
+		fi
+	done
 }
 
 @test "a line cut short, then more puts: exactly that offset is corrupt, named by topic, partition and offset; every record put after it is read" {

@@ -316,7 +316,7 @@ key-width-string | twc t '{"key_width": "2", "partitions": 1}'; tmq-put t x | 1 
 types-array | twc t '{"key_width": 2, "partitions": 1, "message_types": []}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: "message_types" is not an object
 types-shared-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": 0, "b": 0}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: two types share index 0
 types-negative-index | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad index for type "a"
-no-directory | twc t '{"key_width": 2, "partitions": 1}'; rmdir "$TMQ_ROOT/t"; tmq-put t x | 1 | tmq-put: t: topic directory is missing
+no-directory | twc t '{"key_width": 2, "partitions": 1}'; rmdir "$TMQ_ROOT/t"; tmq-put t x | 1 | tmq-put: t: no such topic
 types-nul | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a\u0000b": 0, "a\u0000c": 1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: \u0000 at byte 55: a name cannot hold NUL
 types-nul-put | twc t '{"key_width": 2, "partitions": 1, "message_types": {"a": 0, "a\u0000": 1}}'; tmq-put -T a t '{}' | 1 | tmq-put: t: corrupt t.twc: \u0000 at byte 63: a name cannot hold NUL
 field-nul | twc t '{"key_width\u0000x": 2, "partitions": 1}'; tmq-put t x | 1 | tmq-put: t: corrupt t.twc: \u0000 at byte 12: a name cannot hold NUL

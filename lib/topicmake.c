@@ -1,0 +1,627 @@
+/* topicmake.c: creating and deleting topics (and groups' logs), so that
+ * every other process sees the whole topic or none, and a rerun of a
+ * killed create or delete, or of its opposite, finishes the job.
+ *
+ * A topic is two entries of the root: NAME.twc and NAME/.  Two renames
+ * cannot be one step, so the order matters, and it is the library's own
+ * idea of a deleted topic that makes it work: the library's delete_topic
+ * removes NAME/ and keeps NAME.twc; for it (and for us, tmq_topic_leftover)
+ * a definition without its directory is no topic: not listed, not opened,
+ * created over.  A directory without its definition is worse: the library
+ * says it exists and cannot open it.  So:
+ *   create: build NAME/ and NAME.twc under a work directory, publish the
+ *           definition (still no topic: no directory), then rename the
+ *           directory into place: the topic is there, whole, at once;
+ *   delete: rename NAME/ away (from then on no topic: a definition alone),
+ *           remove NAME.twc, then the directory's own entries.
+ * NAME/ never exists without NAME.twc, whenever a kill comes.
+ *
+ * The work directory is NAME+tmq: '+' is outside the name rule, so it is
+ * never a topic's name nor its directory's, nor listed (names.h).  It
+ * holds
+ *   lock  held (an open file description lock, which holds between the
+ *         machines of a shared filesystem, unlike flock on GlusterFS) by
+ *         the one create or delete of NAME at work; the others wait;
+ *   new   the directory being built by a create;
+ *   twc   its definition being written;
+ *   old   the directory being emptied by a delete.
+ * Whoever holds the lock first clears what a killed run left there (only
+ * the topic's own entries: topicown.h), and removes the work directory
+ * when done. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "escape.h"
+#include "keys.h"
+#include "modes.h"
+#include "names.h"
+#include "partfile.h"
+#include "regfile.h"
+#include "stop.h"
+#include "timestamp.h"
+#include "topic.h"
+#include "topicown.h"
+
+#define WORK_SUFFIX "+tmq"
+#define WORK_MAX (TMQ_NAME_MAX + 8)
+/* Times the work directory may be found replaced under us before we give
+ * up (each time, its holder finished and removed it). */
+#define LOCK_TRIES 1000
+
+struct work {
+	int rootfd;
+	int wfd;		/* NAME+tmq */
+	int lfd;		/* NAME+tmq/lock */
+	char name[WORK_MAX];	/* NAME+tmq */
+	char shown[WORK_MAX + 8];	/* for messages, escaped */
+};
+
+/* "no such topic" or "no such group", as tmq_topic_open says it. */
+static int
+no_such(const char *name, struct tmq_error *e)
+{
+	return tmq_is_group_topic(name) ?
+	    tmq_fail(e, "%s: no such group", name + strlen(TMQ_GROUP_PREFIX)) :
+	    tmq_fail(e, "%s: no such topic", name);
+}
+
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Wait for the lock on fd: 0, 1 where the filesystem has no such locks
+ * (a local one without them: nothing to share it with another machine,
+ * and we go on as tmq did before them), -1 with errno set.  SIGINT and
+ * SIGTERM, where a tool catches them, end the wait. */
+static int
+lock_wait(int fd)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof fl);	/* l_pid 0 for OFD locks */
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
+		if (errno == EINTR && !tmq_stop)
+			continue;
+		if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
+		    errno == ENOSYS)
+			return 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+work_close(struct work *w)
+{
+	if (w->lfd >= 0)
+		close(w->lfd);
+	if (w->wfd >= 0)
+		close(w->wfd);
+	w->lfd = w->wfd = -1;
+}
+
+/* Make (or find) NAME+tmq and hold its lock.  what says what we cannot do
+ * when it fails ("create the topic directory", "delete"). */
+static int
+work_lock(int rootfd, const char *name, const char *what, struct work *w,
+    struct tmq_error *e)
+{
+	struct stat a, b;
+	int tries, r;
+
+	memset(w, 0, sizeof *w);
+	w->rootfd = rootfd;
+	w->wfd = w->lfd = -1;
+	snprintf(w->name, sizeof w->name, "%s" WORK_SUFFIX, name);
+	tmq_escape_name(w->name, w->shown, sizeof w->shown);
+	for (tries = 0; tries < LOCK_TRIES; tries++) {
+		if (tmq_mkdir_follow(rootfd, w->name) < 0 && errno != EEXIST)
+			return tmq_fail_errno(e, "%s: cannot %s", name, what);
+		w->wfd = openat(rootfd, w->name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (w->wfd < 0) {
+			if (errno == ENOENT)
+				continue;	/* its holder just removed it */
+			if (errno == ENOTDIR || errno == ELOOP)
+				return tmq_fail(e, "%s: cannot %s: %s is not a "
+				    "directory (not ours)", name, what, w->shown);
+			return tmq_fail_errno(e, "%s: cannot %s: %s", name,
+			    what, w->shown);
+		}
+		w->lfd = tmq_open_regular(w->wfd, "lock", O_RDWR | O_CREAT,
+		    0666, e);
+		if (w->lfd < 0) {
+			if (errno == ENOENT) {	/* made in a removed directory */
+				work_close(w);
+				continue;
+			}
+			work_close(w);
+			return tmq_fail_prefix(e, "%s: cannot %s: %s", name,
+			    what, w->shown);
+		}
+		tmq_mode_follow(w->wfd, w->lfd);
+		if ((r = lock_wait(w->lfd)) < 0) {
+			work_close(w);
+			if (errno == EINTR)
+				return tmq_fail(e, "%s: interrupted while "
+				    "waiting for %s/lock", name, w->shown);
+			return tmq_fail_errno(e, "%s: cannot %s: %s/lock", name,
+			    what, w->shown);
+		}
+		/* Ours only if both are still where we found them: the last
+		 * holder removes them before it lets go. */
+		if (fstat(w->wfd, &a) == 0 && fstatat(rootfd, w->name, &b,
+		    AT_SYMLINK_NOFOLLOW) == 0 && same_file(&a, &b) &&
+		    fstat(w->lfd, &a) == 0 && fstatat(w->wfd, "lock", &b,
+		    AT_SYMLINK_NOFOLLOW) == 0 && same_file(&a, &b))
+			return 0;
+		work_close(w);
+	}
+	return tmq_fail(e, "%s: cannot %s: %s keeps being replaced", name,
+	    what, w->shown);
+}
+
+/* Remove the lock and the work directory (when nothing is left in it),
+ * then let go: a waiter finds them gone and starts again. */
+static void
+work_unlock(struct work *w)
+{
+	unlinkat(w->wfd, "lock", 0);
+	unlinkat(w->rootfd, w->name, AT_REMOVEDIR);
+	work_close(w);
+}
+
+/* renameat that never replaces: renameat2's RENAME_NOREPLACE where the
+ * filesystem has it; elsewhere a plain rename, which still refuses to
+ * put a directory over anything but an empty one. */
+static int
+rename_noreplace(int fromfd, const char *from, int tofd, const char *to)
+{
+	if (renameat2(fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	return renameat(fromfd, from, tofd, to);
+}
+
+/* Write a definition into dirfd/tmp, whole and on disk, with the mode a
+ * file made in modefd gets.  types[i] is the type of index i (NULL where
+ * none).  The library's layout, one field a line. */
+static int
+write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
+    int key_width, unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, struct tmq_error *e)
+{
+	struct json_object *js;
+	unsigned i, shown = 0;
+	FILE *f;
+	int fd;
+
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666);
+	if (fd >= 0)
+		tmq_mode_follow(modefd, fd);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
+	    "\"message_types\": {", key_width, partitions);
+	for (i = 0; i < ntypes; i++) {
+		if (types[i] == NULL)
+			continue;
+		fputs(shown++ ? ",\n" : "\n", f);
+		js = json_object_new_string(types[i]);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+		fprintf(f, ": %u", i);
+	}
+	fputs(shown ? "\n}" : "}", f);
+	if (group_topic != NULL) {
+		fputs(",\n\"topic\": ", f);
+		js = json_object_new_string(group_topic);
+		fputs(json_object_to_json_string_ext(js, JSON_C_TO_STRING_PLAIN),
+		    f);
+		json_object_put(js);
+	}
+	fputs("\n}", f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		fclose(f);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int
+tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
+{
+	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
+
+	snprintf(path, sizeof path, "%s.twc", t->name);
+	/* The name is cut short so that the temporary name stays within
+	 * NAME_MAX for every allowed name. */
+	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", t->name, (long)getpid());
+	if (write_def_file(rootfd, tmp, rootfd, t->name, t->key_width,
+	    t->partitions, t->types, t->ntypes, t->group_topic, e) < 0)
+		return -1;
+	if (renameat(rootfd, tmp, rootfd, path) < 0) {
+		tmq_fail_errno(e, "%s: cannot write the definition", t->name);
+		unlinkat(rootfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* An empty file of the day for each partition of a new topic, as the
+ * library's producer makes them when it starts.  The library's consumer
+ * depends on them: started on a partition that has no file, it takes
+ * "from the start" as "from the end of the first file that appears", and
+ * skips what was in it by then (all of tmq-put's first batch). */
+static int
+start_files(int dfd, const char *name, unsigned partitions,
+    struct tmq_error *e)
+{
+	struct tmq_pfile pf;
+	unsigned p, day = tmq_utc_day(tmq_now());
+	int fd;
+
+	for (p = 0; p < partitions; p++) {
+		memset(&pf, 0, sizeof pf);
+		pf.partition = p;
+		pf.day = day;
+		tmq_pfile_name(&pf);
+		fd = openat(dfd, pf.name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0)
+			return tmq_fail_errno(e, "%s: cannot create %s", name,
+			    pf.name);
+		tmq_mode_follow(dfd, fd);
+		close(fd);
+	}
+	return 0;
+}
+
+/* What of NAME is in the root. */
+struct state {
+	int def;		/* NAME.twc is there */
+	int def_reg;		/* and a regular file */
+	int dir;		/* NAME is there */
+	int dir_dir;		/* and a directory */
+};
+
+static void
+look(int rootfd, const char *name, struct state *s)
+{
+	char def[TMQ_NAME_MAX + 8];
+	struct stat st;
+
+	memset(s, 0, sizeof *s);
+	snprintf(def, sizeof def, "%s.twc", name);
+	if (fstatat(rootfd, def, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		s->def = 1;
+		s->def_reg = S_ISREG(st.st_mode) != 0;
+	}
+	if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		s->dir = 1;
+		s->dir_dir = S_ISDIR(st.st_mode) != 0;
+	}
+}
+
+int
+tmq_topic_partial(int rootfd, const char *name)
+{
+	char work[WORK_MAX];
+	struct state s;
+	struct stat st;
+
+	if (*name == '\0' || strchr(name, '/') != NULL ||
+	    strlen(name) > TMQ_NAME_MAX - 4)
+		return 0;
+	look(rootfd, name, &s);
+	if (s.def || s.dir)
+		return !(s.def && s.dir);
+	snprintf(work, sizeof work, "%s" WORK_SUFFIX, name);
+	return fstatat(rootfd, work, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Empty w's entry sub ("new" or "old") of the topic's own entries and
+ * remove it: 0 gone, 1 foreign entries keep it (text in why), -1 e set. */
+static int
+clear_work(struct work *w, const char *sub, char *why, size_t sz,
+    struct tmq_error *e)
+{
+	struct tmq_foreign f;
+	char shown[WORK_MAX + 16], list[256];
+	int rc;
+
+	snprintf(shown, sizeof shown, "%s/%s", w->shown, sub);
+	rc = tmq_own_remove(w->wfd, sub, shown, &f, e);
+	if (rc == 1)
+		snprintf(why, sz, "%s holds entries that are not a topic's: %s",
+		    shown, tmq_foreign_text(&f, list, sizeof list));
+	return rc;
+}
+
+static int
+create_locked(struct work *w, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, tmq_topic_fill fill, void *arg,
+    struct tmq_error *e)
+{
+	char def[TMQ_NAME_MAX + 8], why[400];
+	struct tmq_topic t;
+	struct state s;
+	struct stat st, pub;
+	int rc, dfd;
+
+	/* What a killed create left; a killed delete's leftovers go too
+	 * when they can, and are not in our way when they cannot. */
+	rc = clear_work(w, "new", why, sizeof why, e);
+	if (rc > 0)
+		return tmq_fail(e, "%s: not created: %s", name, why);
+	if (rc < 0)
+		return tmq_fail_prefix(e, "%s: not created", name);
+	if (unlinkat(w->wfd, "twc", 0) < 0 && errno != ENOENT)
+		return tmq_fail_errno(e, "%s: cannot remove %s/twc", name,
+		    w->shown);
+	{
+		struct tmq_error ignored;
+
+		clear_work(w, "old", why, sizeof why, &ignored);
+	}
+	look(w->rootfd, name, &s);
+	if (s.dir && (s.def || !s.dir_dir))
+		return tmq_fail(e, "%s: topic exists", name);
+	if (s.def && !s.def_reg)
+		return tmq_fail(e, "%s: topic exists", name);
+	/* Never ours (ours is renamed in whole, after its definition): the
+	 * library's create between its two steps, or the remains of one
+	 * killed there, or of an older tmq's.  Taking it over could pair
+	 * our directory with the library's definition, written after; the
+	 * user's delete removes it. */
+	if (s.dir)
+		return tmq_fail(e, "%s: not created: %s/ exists without a "
+		    "definition (delete removes it)", name, name);
+	if (tmq_mkdir_follow(w->wfd, "new") < 0)
+		return tmq_fail_errno(e, "%s: cannot create the topic directory",
+		    name);
+	dfd = openat(w->wfd, "new", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd < 0)
+		return tmq_fail_errno(e, "%s: cannot open the topic directory",
+		    name);
+	tmq_mode_follow(w->rootfd, dfd);
+	rc = start_files(dfd, name, partitions, e);
+	if (rc == 0 && fill != NULL) {
+		memset(&t, 0, sizeof t);
+		t.name = (char *)name;
+		t.dirfd = dfd;
+		t.key_width = key_width;
+		t.partitions = partitions;
+		t.types = (char **)types;
+		t.ntypes = ntypes;
+		t.group_topic = (char *)group_topic;
+		rc = fill(&t, arg, e);
+	}
+	close(dfd);
+	if (rc < 0 || write_def_file(w->wfd, "twc", w->rootfd, name, key_width,
+	    partitions, types, ntypes, group_topic, e) < 0)
+		return -1;
+	/* The definition first: alone it is no topic (a leftover, as the
+	 * library's delete_topic leaves them), and one that is there is
+	 * replaced (as the library's create_topic replaces it). */
+	snprintf(def, sizeof def, "%s.twc", name);
+	if (fstatat(w->wfd, "twc", &pub, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    renameat(w->wfd, "twc", w->rootfd, def) < 0)
+		return tmq_fail_errno(e, "%s: cannot write the definition",
+		    name);
+	/* Then the directory, whole: from here the topic is there. */
+	if (rename_noreplace(w->wfd, "new", w->rootfd, name) == 0)
+		return 0;
+	rc = errno;
+	/* Made meanwhile by someone who does not take our lock (the
+	 * library, or a co-user by hand): theirs stays, our definition
+	 * goes if it is still ours. */
+	if (fstatat(w->rootfd, def, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_file(&st, &pub))
+		unlinkat(w->rootfd, def, 0);
+	errno = rc;
+	if (rc == EEXIST || rc == ENOTEMPTY || rc == ENOTDIR)
+		return tmq_fail(e, "%s: topic exists", name);
+	return tmq_fail_errno(e, "%s: cannot create the topic directory", name);
+}
+
+int
+tmq_topic_create_filled(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, tmq_topic_fill fill, void *arg,
+    struct tmq_error *e)
+{
+	struct work w;
+	struct state s;
+	unsigned i, j;
+	size_t n = strlen(name);
+	int rc;
+
+	if (tmq_any_name_check(name, e) < 0)
+		return -1;
+	/* NAME.twc would be the directory of this one and the definition of
+	 * another (NAME): the root would list a topic that is not, and
+	 * refuse to create it. */
+	if (n > 4 && strcmp(name + n - 4, ".twc") == 0)
+		return tmq_is_group_topic(name) ?
+		    tmq_fail(e, "'%s': bad group name (must not end in '.twc')",
+		    name + strlen(TMQ_GROUP_PREFIX)) :
+		    tmq_fail(e, "'%s': bad topic name (must not end in '.twc')",
+		    name);
+	if (partitions < 1 || partitions > TMQ_MAX_PARTITIONS)
+		return tmq_fail(e, "bad partition count %u (1 to %d)",
+		    partitions, TMQ_MAX_PARTITIONS);
+	if (!tmq_keytype_valid(key_width))
+		return tmq_fail(e, "bad key width %d", key_width);
+	for (i = 0; i < ntypes; i++) {
+		if (types[i][0] == '\0')
+			return tmq_fail(e, "empty type name");
+		for (j = 0; j < i; j++)
+			if (strcmp(types[i], types[j]) == 0)
+				return tmq_fail(e, "type '%s' given twice",
+				    types[i]);
+	}
+	/* A whole topic is not undone by a create: say so without making
+	 * anything (in a read-only root too). */
+	look(rootfd, name, &s);
+	if (s.dir && (s.def || !s.dir_dir))
+		return tmq_fail(e, "%s: topic exists", name);
+	if (s.dir)
+		return tmq_fail(e, "%s: not created: %s/ exists without a "
+		    "definition (delete removes it)", name, name);
+	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
+		return -1;
+	rc = create_locked(&w, name, key_width, partitions, types, ntypes,
+	    group_topic, fill, arg, e);
+	work_unlock(&w);
+	return rc;
+}
+
+int
+tmq_topic_create(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, struct tmq_error *e)
+{
+	return tmq_topic_create_filled(rootfd, name, key_width, partitions,
+	    types, ntypes, group_topic, NULL, NULL, e);
+}
+
+/* Under the lock: may the directory go?  Nothing foreign in it, and its
+ * entries ours to remove; else nothing is changed. */
+static int
+deletable(int rootfd, const char *name, struct tmq_error *e)
+{
+	struct tmq_foreign f;
+	struct stat st;
+	char list[256];
+	int fd, rc = 0;
+
+	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return tmq_fail_errno(e, "%s: not deleted: cannot open %s/", name,
+		    name);
+	if (tmq_own_scan(fd, &f, e) < 0)
+		rc = tmq_fail_prefix(e, "%s: not deleted: %s/", name, name);
+	else if (f.n > 0)
+		rc = tmq_fail(e, "%s: not deleted: %s/ holds entries that are "
+		    "not the topic's: %s (remove them, then delete again)", name,
+		    name, tmq_foreign_text(&f, list, sizeof list));
+	else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+		rc = tmq_fail_errno(e, "%s: not deleted: %s/", name, name);
+	else if (fstatat(fd, ".tmq", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && faccessat(fd, ".tmq", W_OK | X_OK,
+	    AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
+		rc = tmq_fail_errno(e, "%s: not deleted: %s/.tmq", name, name);
+	close(fd);
+	return rc;
+}
+
+static int
+delete_locked(struct work *w, const char *name, struct tmq_error *e)
+{
+	char def[TMQ_NAME_MAX + 8], why[400], why_new[400];
+	struct tmq_error ignored;
+	struct state s;
+	struct stat st;
+	int left = 0, rc, rc_new;
+
+	/* What a killed create or delete left is cleared first: then a
+	 * delete after a killed create finds no topic and nothing left.
+	 * What a killed create left is in no delete's way. */
+	if (fstatat(w->wfd, "new", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(w->wfd, "twc", &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(w->wfd, "old", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		left = 1;
+	rc_new = clear_work(w, "new", why_new, sizeof why_new, &ignored);
+	unlinkat(w->wfd, "twc", 0);
+	rc = clear_work(w, "old", why, sizeof why, e);
+	look(w->rootfd, name, &s);
+	snprintf(def, sizeof def, "%s.twc", name);
+	if (s.dir && !s.dir_dir)
+		return tmq_fail(e, "%s: not deleted: %s is not a directory",
+		    name, name);
+	if (s.dir) {
+		if (rc != 0)
+			return rc > 0 ? tmq_fail(e, "%s: not deleted: %s", name,
+			    why) : tmq_fail_prefix(e, "%s: not deleted", name);
+		if (deletable(w->rootfd, name, e) < 0)
+			return -1;
+		/* From here there is no topic: a definition alone. */
+		if (renameat(w->rootfd, name, w->wfd, "old") < 0)
+			return tmq_fail_errno(e, "%s: not deleted: cannot move "
+			    "%s/ to %s/old", name, name, w->shown);
+	} else if (!s.def) {
+		/* Nothing but the remains of killed runs: gone is done, what
+		 * is foreign is said. */
+		if (rc > 0)
+			return tmq_fail(e, "%s: %s", name, why);
+		if (rc < 0)
+			return tmq_fail_prefix(e, "%s", name);
+		if (rc_new > 0)
+			return tmq_fail(e, "%s: %s", name, why_new);
+		if (rc_new < 0) {
+			*e = ignored;
+			return tmq_fail_prefix(e, "%s", name);
+		}
+		return left ? 0 : no_such(name, e);
+	}
+	if (s.def && unlinkat(w->rootfd, def, 0) < 0 && errno != ENOENT) {
+		if (!s.dir)
+			return tmq_fail_errno(e, "%s: cannot remove %s", name,
+			    def);
+		tmq_fail_errno(e, "%s: deleted, but cannot remove %s", name,
+		    def);
+		return 1;
+	}
+	if (!s.dir)
+		return 0;
+	rc = clear_work(w, "old", why, sizeof why, e);
+	if (rc > 0)
+		tmq_fail(e, "%s: deleted, but %s", name, why);
+	else if (rc < 0)
+		tmq_fail_prefix(e, "%s: deleted, but", name);
+	return rc != 0;
+}
+
+int
+tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e)
+{
+	struct work w;
+	struct state s;
+	int rc;
+
+	if (tmq_any_name_check(name, e) < 0)
+		return -1;
+	look(rootfd, name, &s);
+	if (!s.def && !s.dir && !tmq_topic_partial(rootfd, name))
+		return no_such(name, e);
+	if (work_lock(rootfd, name, "delete", &w, e) < 0)
+		return -1;
+	rc = delete_locked(&w, name, e);
+	work_unlock(&w);
+	return rc;
+}
