@@ -64,12 +64,27 @@ struct work {
 };
 
 /* "no such topic" or "no such group", as tmq_topic_open says it. */
+/* Who a message is about: a group by its own name, as the tools say it. */
+static const char *
+subject(const char *name)
+{
+	return tmq_is_group_topic(name) ? name + strlen(TMQ_GROUP_PREFIX) :
+	    name;
+}
+
+/* What it is: "topic" or "group". */
+static const char *
+kind(const char *name)
+{
+	return tmq_is_group_topic(name) ? "group" : "topic";
+}
+
+/* "no such topic" or "no such group", as tmq_topic_open says it. */
 static int
 no_such(const char *name, struct tmq_error *e)
 {
-	return tmq_is_group_topic(name) ?
-	    tmq_fail(e, "%s: no such group", name + strlen(TMQ_GROUP_PREFIX)) :
-	    tmq_fail(e, "%s: no such topic", name);
+	const char *sj = subject(name);
+	return tmq_fail(e, "%s: no such %s", sj, kind(name));
 }
 
 static int
@@ -117,6 +132,7 @@ static int
 work_lock(int rootfd, const char *name, const char *what, struct work *w,
     struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	struct stat a, b;
 	int tries, r;
 
@@ -127,27 +143,27 @@ work_lock(int rootfd, const char *name, const char *what, struct work *w,
 	tmq_escape_name(w->name, w->shown, sizeof w->shown);
 	for (tries = 0; tries < LOCK_TRIES; tries++) {
 		if (tmq_mkdir_follow(rootfd, w->name) < 0 && errno != EEXIST)
-			return tmq_fail_errno(e, "%s: cannot %s", name, what);
+			return tmq_fail_errno(e, "%s: cannot %s", sj, what);
 		w->wfd = openat(rootfd, w->name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (w->wfd < 0) {
 			if (errno == ENOENT)
-				continue;	/* its holder just removed it */
+				continue;	/* its holder removed it */
 			if (errno == ENOTDIR || errno == ELOOP)
 				return tmq_fail(e, "%s: cannot %s: %s is not a "
-				    "directory (not ours)", name, what, w->shown);
-			return tmq_fail_errno(e, "%s: cannot %s: %s", name,
+				    "directory (not ours)", sj, what, w->shown);
+			return tmq_fail_errno(e, "%s: cannot %s: %s", sj,
 			    what, w->shown);
 		}
 		w->lfd = tmq_open_regular(w->wfd, "lock", O_RDWR | O_CREAT,
 		    0666, e);
 		if (w->lfd < 0) {
-			if (errno == ENOENT) {	/* made in a removed directory */
+			if (errno == ENOENT) {	/* W removed meanwhile */
 				work_close(w);
 				continue;
 			}
 			work_close(w);
-			return tmq_fail_prefix(e, "%s: cannot %s: %s", name,
+			return tmq_fail_prefix(e, "%s: cannot %s: %s", sj,
 			    what, w->shown);
 		}
 		tmq_mode_follow(w->wfd, w->lfd);
@@ -155,8 +171,8 @@ work_lock(int rootfd, const char *name, const char *what, struct work *w,
 			work_close(w);
 			if (errno == EINTR)
 				return tmq_fail(e, "%s: interrupted while "
-				    "waiting for %s/lock", name, w->shown);
-			return tmq_fail_errno(e, "%s: cannot %s: %s/lock", name,
+				    "waiting for %s/lock", sj, w->shown);
+			return tmq_fail_errno(e, "%s: cannot %s: %s/lock", sj,
 			    what, w->shown);
 		}
 		/* Ours only if both are still where we found them: the last
@@ -168,7 +184,7 @@ work_lock(int rootfd, const char *name, const char *what, struct work *w,
 			return 0;
 		work_close(w);
 	}
-	return tmq_fail(e, "%s: cannot %s: %s keeps being replaced", name,
+	return tmq_fail(e, "%s: cannot %s: %s keeps being replaced", sj,
 	    what, w->shown);
 }
 
@@ -203,6 +219,7 @@ write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
     int key_width, unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	struct json_object *js;
 	unsigned i, shown = 0;
 	FILE *f;
@@ -213,7 +230,7 @@ write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
 	if (fd >= 0)
 		tmq_mode_follow(modefd, fd);
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		tmq_fail_errno(e, "%s: cannot write the definition", sj);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -240,7 +257,7 @@ write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
 	}
 	fputs("\n}", f);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", name);
+		tmq_fail_errno(e, "%s: cannot write the definition", sj);
 		fclose(f);
 		unlinkat(dirfd, tmp, 0);
 		return -1;
@@ -278,6 +295,7 @@ static int
 start_files(int dfd, const char *name, unsigned partitions,
     struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	struct tmq_pfile pf;
 	unsigned p, day = tmq_utc_day(tmq_now());
 	int fd;
@@ -290,7 +308,7 @@ start_files(int dfd, const char *name, unsigned partitions,
 		fd = openat(dfd, pf.name, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0)
-			return tmq_fail_errno(e, "%s: cannot create %s", name,
+			return tmq_fail_errno(e, "%s: cannot create %s", sj,
 			    pf.name);
 		tmq_mode_follow(dfd, fd);
 		close(fd);
@@ -365,6 +383,7 @@ create_locked(struct work *w, const char *name, int key_width,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	char def[TMQ_NAME_MAX + 8], why[400];
 	struct tmq_topic t;
 	struct state s;
@@ -375,11 +394,11 @@ create_locked(struct work *w, const char *name, int key_width,
 	 * when they can, and are not in our way when they cannot. */
 	rc = clear_work(w, "new", why, sizeof why, e);
 	if (rc > 0)
-		return tmq_fail(e, "%s: not created: %s", name, why);
+		return tmq_fail(e, "%s: not created: %s", sj, why);
 	if (rc < 0)
-		return tmq_fail_prefix(e, "%s: not created", name);
+		return tmq_fail_prefix(e, "%s: not created", sj);
 	if (unlinkat(w->wfd, "twc", 0) < 0 && errno != ENOENT)
-		return tmq_fail_errno(e, "%s: cannot remove %s/twc", name,
+		return tmq_fail_errno(e, "%s: cannot remove %s/twc", sj,
 		    w->shown);
 	{
 		struct tmq_error ignored;
@@ -388,9 +407,9 @@ create_locked(struct work *w, const char *name, int key_width,
 	}
 	look(w->rootfd, name, &s);
 	if (s.dir && (s.def || !s.dir_dir))
-		return tmq_fail(e, "%s: topic exists", name);
+		return tmq_fail(e, "%s: topic exists", sj);
 	if (s.def && !s.def_reg)
-		return tmq_fail(e, "%s: topic exists", name);
+		return tmq_fail(e, "%s: topic exists", sj);
 	/* Never ours (ours is renamed in whole, after its definition): the
 	 * library's create between its two steps, or the remains of one
 	 * killed there, or of an older tmq's.  Taking it over could pair
@@ -398,15 +417,15 @@ create_locked(struct work *w, const char *name, int key_width,
 	 * user's delete removes it. */
 	if (s.dir)
 		return tmq_fail(e, "%s: not created: %s/ exists without a "
-		    "definition (delete removes it)", name, name);
+		    "definition (delete removes it)", sj, name);
 	if (tmq_mkdir_follow(w->wfd, "new") < 0)
 		return tmq_fail_errno(e, "%s: cannot create the topic directory",
-		    name);
+		    sj);
 	dfd = openat(w->wfd, "new", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (dfd < 0)
 		return tmq_fail_errno(e, "%s: cannot open the topic directory",
-		    name);
+		    sj);
 	tmq_mode_follow(w->rootfd, dfd);
 	rc = start_files(dfd, name, partitions, e);
 	if (rc == 0 && fill != NULL) {
@@ -431,7 +450,7 @@ create_locked(struct work *w, const char *name, int key_width,
 	if (fstatat(w->wfd, "twc", &pub, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    renameat(w->wfd, "twc", w->rootfd, def) < 0)
 		return tmq_fail_errno(e, "%s: cannot write the definition",
-		    name);
+		    sj);
 	/* Then the directory, whole: from here the topic is there. */
 	if (rename_noreplace(w->wfd, "new", w->rootfd, name) == 0)
 		return 0;
@@ -444,8 +463,8 @@ create_locked(struct work *w, const char *name, int key_width,
 		unlinkat(w->rootfd, def, 0);
 	errno = rc;
 	if (rc == EEXIST || rc == ENOTEMPTY || rc == ENOTDIR)
-		return tmq_fail(e, "%s: topic exists", name);
-	return tmq_fail_errno(e, "%s: cannot create the topic directory", name);
+		return tmq_fail(e, "%s: topic exists", sj);
+	return tmq_fail_errno(e, "%s: cannot create the topic directory", sj);
 }
 
 int
@@ -454,6 +473,7 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	struct work w;
 	struct state s;
 	unsigned i, j;
@@ -488,10 +508,10 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 	 * anything (in a read-only root too). */
 	look(rootfd, name, &s);
 	if (s.dir && (s.def || !s.dir_dir))
-		return tmq_fail(e, "%s: topic exists", name);
+		return tmq_fail(e, "%s: topic exists", sj);
 	if (s.dir)
 		return tmq_fail(e, "%s: not created: %s/ exists without a "
-		    "definition (delete removes it)", name, name);
+		    "definition (delete removes it)", sj, name);
 	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
 		return -1;
 	rc = create_locked(&w, name, key_width, partitions, types, ntypes,
@@ -514,6 +534,7 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 static int
 deletable(int rootfd, const char *name, struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	struct tmq_foreign f;
 	struct stat st;
 	char list[256];
@@ -522,20 +543,21 @@ deletable(int rootfd, const char *name, struct tmq_error *e)
 	fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return tmq_fail_errno(e, "%s: not deleted: cannot open %s/", name,
+		return tmq_fail_errno(e, "%s: not deleted: cannot open %s/", sj,
 		    name);
 	if (tmq_own_scan(fd, &f, e) < 0)
-		rc = tmq_fail_prefix(e, "%s: not deleted: %s/", name, name);
+		rc = tmq_fail_prefix(e, "%s: not deleted: %s/", sj, name);
 	else if (f.n > 0)
 		rc = tmq_fail(e, "%s: not deleted: %s/ holds entries that are "
-		    "not the topic's: %s (remove them, then delete again)", name,
-		    name, tmq_foreign_text(&f, list, sizeof list));
+		    "not the %s's: %s (remove them, then delete again)",
+		    sj, name, kind(name),
+		    tmq_foreign_text(&f, list, sizeof list));
 	else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0)
-		rc = tmq_fail_errno(e, "%s: not deleted: %s/", name, name);
+		rc = tmq_fail_errno(e, "%s: not deleted: %s/", sj, name);
 	else if (fstatat(fd, ".tmq", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode) && faccessat(fd, ".tmq", W_OK | X_OK,
 	    AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
-		rc = tmq_fail_errno(e, "%s: not deleted: %s/.tmq", name, name);
+		rc = tmq_fail_errno(e, "%s: not deleted: %s/.tmq", sj, name);
 	close(fd);
 	return rc;
 }
@@ -543,6 +565,7 @@ deletable(int rootfd, const char *name, struct tmq_error *e)
 static int
 delete_locked(struct work *w, const char *name, struct tmq_error *e)
 {
+	const char *sj = subject(name);
 	char def[TMQ_NAME_MAX + 8], why[400], why_new[400];
 	struct tmq_error ignored;
 	struct state s;
@@ -563,37 +586,37 @@ delete_locked(struct work *w, const char *name, struct tmq_error *e)
 	snprintf(def, sizeof def, "%s.twc", name);
 	if (s.dir && !s.dir_dir)
 		return tmq_fail(e, "%s: not deleted: %s is not a directory",
-		    name, name);
+		    sj, name);
 	if (s.dir) {
 		if (rc != 0)
-			return rc > 0 ? tmq_fail(e, "%s: not deleted: %s", name,
-			    why) : tmq_fail_prefix(e, "%s: not deleted", name);
+			return rc > 0 ? tmq_fail(e, "%s: not deleted: %s", sj,
+			    why) : tmq_fail_prefix(e, "%s: not deleted", sj);
 		if (deletable(w->rootfd, name, e) < 0)
 			return -1;
 		/* From here there is no topic: a definition alone. */
 		if (renameat(w->rootfd, name, w->wfd, "old") < 0)
 			return tmq_fail_errno(e, "%s: not deleted: cannot move "
-			    "%s/ to %s/old", name, name, w->shown);
+			    "%s/ to %s/old", sj, name, w->shown);
 	} else if (!s.def) {
 		/* Nothing but the remains of killed runs: gone is done, what
 		 * is foreign is said. */
 		if (rc > 0)
-			return tmq_fail(e, "%s: %s", name, why);
+			return tmq_fail(e, "%s: %s", sj, why);
 		if (rc < 0)
-			return tmq_fail_prefix(e, "%s", name);
+			return tmq_fail_prefix(e, "%s", sj);
 		if (rc_new > 0)
-			return tmq_fail(e, "%s: %s", name, why_new);
+			return tmq_fail(e, "%s: %s", sj, why_new);
 		if (rc_new < 0) {
 			*e = ignored;
-			return tmq_fail_prefix(e, "%s", name);
+			return tmq_fail_prefix(e, "%s", sj);
 		}
 		return left ? 0 : no_such(name, e);
 	}
 	if (s.def && unlinkat(w->rootfd, def, 0) < 0 && errno != ENOENT) {
 		if (!s.dir)
-			return tmq_fail_errno(e, "%s: cannot remove %s", name,
+			return tmq_fail_errno(e, "%s: cannot remove %s", sj,
 			    def);
-		tmq_fail_errno(e, "%s: deleted, but cannot remove %s", name,
+		tmq_fail_errno(e, "%s: deleted, but cannot remove %s", sj,
 		    def);
 		return 1;
 	}
@@ -601,9 +624,9 @@ delete_locked(struct work *w, const char *name, struct tmq_error *e)
 		return 0;
 	rc = clear_work(w, "old", why, sizeof why, e);
 	if (rc > 0)
-		tmq_fail(e, "%s: deleted, but %s", name, why);
+		tmq_fail(e, "%s: deleted, but %s", sj, why);
 	else if (rc < 0)
-		tmq_fail_prefix(e, "%s: deleted, but", name);
+		tmq_fail_prefix(e, "%s: deleted, but", sj);
 	return rc != 0;
 }
 

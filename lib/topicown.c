@@ -139,13 +139,14 @@ tmq_own_scan(int dirfd, struct tmq_foreign *f, struct tmq_error *e)
 			continue;
 		if (strcmp(de->d_name, DOT) == 0) {
 			if (is_dir(dirfd, de) != 1)
-				continue;	/* a file or a link: ours to unlink */
+				continue;	/* a file or link: ours */
 			fd = openat(dirfd, DOT, O_RDONLY | O_DIRECTORY |
 			    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 			if (fd < 0) {
 				if (errno != ENOENT && errno != ENOTDIR &&
 				    errno != ELOOP)
-					rc = tmq_fail_errno(e, "cannot open " DOT);
+					rc = tmq_fail_errno(e,
+					    "cannot open " DOT);
 				continue;
 			}
 			rc = scan_dot(fd, f, e);

@@ -6,6 +6,13 @@
 
 load test_helper
 
+# A lock holder a test started (lock_holder) goes with it, whatever happened.
+teardown() {
+	if [ -e "$BATS_TEST_TMPDIR/holder.pid" ]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/holder.pid")" 2>/dev/null || :
+	fi
+}
+
 twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), sort_keys=True))' "$1" "$2"
 }
@@ -950,6 +957,182 @@ EOF
 	assert_fails_with "tmq-topic: '--group--g': bad topic name (must not begin with '-')"
 	run --separate-stderr tmq-topic delete --yes a/b
 	assert_fails_with "tmq-topic: 'a/b': bad topic name (use letters, digits, '_', '.' and '-')"
+}
+
+@test "delete: entries that are not the topic's stop it, each named, and nothing is changed; removed, delete goes on" {
+	tmq-topic create -p 2 ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	# Ours: partition files by the library's name rule (a link in place
+	# of one is unlinked, never followed), .tmq and what it holds but
+	# directories.  Not ours: any other name, any directory.
+	: >"$TMQ_ROOT/ev/notes"
+	mkdir "$TMQ_ROOT/ev/0-20250101_0.tmf" "$TMQ_ROOT/ev/.tmq" "$TMQ_ROOT/ev/.tmq/sub"
+	: >"$TMQ_ROOT/ev/.tmq/index"
+	: >"$TMQ_ROOT/ev/007-x"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_failure 1
+	[[ $stderr =~ ^"tmq-topic: ev: not deleted: ev/ holds entries that are not the topic's: "(.*)" (remove them, then delete again)"$ ]]
+	[ "$(tr -d , <<<"${BASH_REMATCH[1]}" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ')" = ".tmq/sub 0-20250101_0.tmf 007-x notes " ]
+	run tmq-topic list
+	assert_output ev
+	run --separate-stderr tmq-get ev
+	assert_output x
+	run ls -A "$TMQ_ROOT"
+	assert_output $'--group--G\n--group--G.twc\nev\nev.twc'
+	rm -r "$TMQ_ROOT/ev/notes" "$TMQ_ROOT/ev/0-20250101_0.tmf" "$TMQ_ROOT/ev/.tmq/sub" "$TMQ_ROOT/ev/007-x"
+	run --separate-stderr tmq-topic delete -y --with-groups ev
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
+}
+
+@test "delete and tmq-group delete take a directory without its definition away; a partition file with messages too" {
+	tmq-topic create -p 2 ev
+	tmq-put ev x
+	tmq-get -g G -P 0 ev >/dev/null
+	rm "$TMQ_ROOT/ev.twc" "$TMQ_ROOT/--group--G.twc"
+	run --separate-stderr tmq-topic info ev
+	assert_fails_with "tmq-topic: ev: no such topic"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	assert_stderr ""
+	run --separate-stderr tmq-group delete -y G
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
+	run --separate-stderr tmq-topic delete -y ev
+	assert_fails_with "tmq-topic: ev: no such topic"
+	run --separate-stderr tmq-group delete -y G
+	assert_fails_with "tmq-group: G: no such group"
+}
+
+# plant_remains NAME: what a create or delete of NAME killed at its worst
+# moments leaves: a definition without its directory, a half-built
+# directory and its definition under NAME+tmq, a half-emptied one.
+plant_remains() {
+	local w=$TMQ_ROOT/$1+tmq
+	mkdir -p "$w/new" "$w/old/.tmq"
+	: >"$w/new/0-20250101_0.tmf"
+	: >"$w/new/1-20250101_0.tmf"
+	printf '{"key_width": 2, "partitions": 9}' >"$w/twc"
+	: >"$w/lock"
+	printf 'ABC\n' >"$w/old/3-20250101_0.tmf"
+	: >"$w/old/.tmq/lock"
+	[ -e "$TMQ_ROOT/$1" ] || printf '{"key_width": 2, "partitions": 9}' >"$TMQ_ROOT/$1.twc"
+}
+
+@test "what a killed create or delete left is no topic, and the next create or delete of the name clears it" {
+	mkdir -p "$TMQ_ROOT"
+	tmq-topic create other
+	plant_remains ev
+	run --separate-stderr tmq-topic list
+	assert_output other
+	run --separate-stderr tmq-topic list -l
+	refute_output --partial ev
+	run --separate-stderr tmq-topic info ev
+	assert_fails_with "tmq-topic: ev: no such topic"
+	run --separate-stderr tmq-topic create -p 2 ev
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output $'ev\nev.twc\nother\nother.twc'
+	run twc_field "$TMQ_ROOT/ev.twc" 'd["partitions"]'
+	assert_output 2
+	# The same under a whole topic: delete clears both.
+	plant_remains ev
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output $'other\nother.twc'
+	# Remains alone: a delete clears them and succeeds; there is nothing
+	# left for the next.
+	plant_remains ev
+	rm "$TMQ_ROOT/ev.twc"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output $'other\nother.twc'
+	run --separate-stderr tmq-topic delete -y ev
+	assert_fails_with "tmq-topic: ev: no such topic"
+	# And for a group's log.
+	tmq-put other x
+	plant_remains --group--G
+	run --separate-stderr tmq-group list
+	refute_output --partial G
+	run --separate-stderr tmq-get -g G -P 0 other
+	assert_success
+	assert_output x
+	run ls -A "$TMQ_ROOT"
+	assert_output $'--group--G\n--group--G.twc\nother\nother.twc'
+	plant_remains --group--G
+	run --separate-stderr tmq-group delete -y G
+	assert_success
+	assert_stderr ""
+	run ls -A "$TMQ_ROOT"
+	assert_output $'other\nother.twc'
+}
+
+# lock_holder FILE: hold a POSIX lock on FILE (which conflicts with the
+# tools' open file description locks) until killed; FILE.held once held.
+lock_holder() {
+	python3 -c '
+import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[1] + ".held", "w").close()
+time.sleep(3600)
+' "$1" 3>&- &
+	echo $! >"$BATS_TEST_TMPDIR/holder.pid"
+}
+
+# waits_for_lock FILE: a process waits for a lock on FILE.
+waits_for_lock() {
+	grep -q -- "-> .*:$(stat -c %i "$1") " /proc/locks
+}
+
+@test "one create or delete of a name at a time: the next waits for it, then finishes on what it left" {
+	local hpid cpid
+	[ -r /proc/locks ] || skip "no /proc/locks"
+	mkdir -p "$TMQ_ROOT/ev+tmq"
+	lock_holder "$TMQ_ROOT/ev+tmq/lock"
+	hpid=$(cat "$BATS_TEST_TMPDIR/holder.pid")
+	wait_for test -e "$TMQ_ROOT/ev+tmq/lock.held"
+	rm "$TMQ_ROOT/ev+tmq/lock.held"
+	tmq-topic create -p 3 ev 2>"$BATS_TEST_TMPDIR/err" &
+	cpid=$!
+	wait_for waits_for_lock "$TMQ_ROOT/ev+tmq/lock"
+	run ls -A "$TMQ_ROOT"
+	assert_output 'ev+tmq'
+	kill "$hpid"
+	wait "$cpid"
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output ''
+	run ls -A "$TMQ_ROOT"
+	assert_output $'ev\nev.twc'
+	run twc_field "$TMQ_ROOT/ev.twc" 'd["partitions"]'
+	assert_output 3
+	# A delete waits the same way.
+	mkdir "$TMQ_ROOT/ev+tmq"
+	lock_holder "$TMQ_ROOT/ev+tmq/lock"
+	hpid=$(cat "$BATS_TEST_TMPDIR/holder.pid")
+	wait_for test -e "$TMQ_ROOT/ev+tmq/lock.held"
+	rm "$TMQ_ROOT/ev+tmq/lock.held"
+	tmq-topic delete -y ev 2>"$BATS_TEST_TMPDIR/err" &
+	cpid=$!
+	wait_for waits_for_lock "$TMQ_ROOT/ev+tmq/lock"
+	run tmq-topic list
+	assert_output ev
+	kill "$hpid"
+	wait "$cpid"
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output ''
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
 }
 
 # on_tty ANSWER... -- COMMAND...: run COMMAND on a terminal of its own (a

@@ -3,7 +3,9 @@
 # write to.  Symbolic links planted anywhere in the root never carry a
 # file that tmq opens or creates out of it; the modes of what tmq creates
 # follow the directory it is created in; a root that others can write to
-# is warned about.
+# is warned about; delete removes only what is the topic's, and what a
+# co-user plants where create and delete work is never followed, recursed
+# into or removed.
 #
 # Every test has a fresh root; every wait is bounded in time.
 
@@ -34,6 +36,7 @@ teardown() {
 				gone "$name" && break
 				sleep 0.05
 			done ;;
+		mount) umount "$name" 2>/dev/null || umount -l "$name" 2>/dev/null || : ;;
 		esac
 	done <"$BATS_TEST_TMPDIR/.undo.rev"
 }
@@ -592,4 +595,196 @@ new_live() {
 	else
 		assert_equal "$(cat "$V/j3.err")" ""
 	fi
+}
+
+# ---------------------------------------------------- create and delete
+
+# chain DIR N: a chain of N directories, DIR/d/d/..., made one level at a
+# time, as no path could name its bottom; chain -r DIR removes it so.
+chain() {
+	python3 - "$@" <<'EOF2'
+import os, sys
+remove = sys.argv[1] == "-r"
+top = sys.argv[1 + remove]
+os.chdir(top)
+if not remove:
+    for i in range(int(sys.argv[2])):
+        os.mkdir("d")
+        os.chdir("d")
+else:
+    depth = 0
+    while os.path.isdir("d"):
+        os.chdir("d")
+        depth += 1
+    for i in range(depth):
+        os.chdir("..")
+        os.rmdir("d")
+EOF2
+}
+
+@test "tmq-topic delete of a topic holding a 30,000-deep chain of directories: refused, naming it, nothing changed; once it is gone, deleted" {
+	local fs=$BATS_TEST_TMPDIR/fs
+	command -v python3 >/dev/null || skip "python3 not found"
+	# On a tmpfs when we may mount one (a deep chain is slow to remove
+	# from some disks); the chain is as deep as the issue's either way.
+	mkdir "$fs"
+	if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=256m tmpfs "$fs" 2>/dev/null; then
+		undo mount "$fs"
+	fi
+	export TMQ_ROOT=$fs/root
+	tmq-topic create -p 2 ev
+	tmq-put ev x
+	mkdir "$TMQ_ROOT/ev/chain"
+	chain "$TMQ_ROOT/ev/chain" 30000
+	run --separate-stderr tmq-topic delete -y ev
+	assert_fails_with "tmq-topic: ev: not deleted: ev/ holds entries that are not the topic's: chain (remove them, then delete again)"
+	run --separate-stderr tmq-topic list
+	assert_output ev
+	run --separate-stderr tmq-get ev
+	assert_success
+	assert_output x
+	run ls -A "$TMQ_ROOT"
+	assert_output $'ev\nev.twc'
+	chain -r "$TMQ_ROOT/ev/chain"
+	rmdir "$TMQ_ROOT/ev/chain"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	assert_stderr ''
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
+}
+
+@test "a co-user's 755 directories in a topic and its .tmq: delete refuses, naming them, and the topic stays whole for both users" {
+	two_users
+	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
+	run --separate-stderr as "$U1" 'tmq-topic create ev -p 2 && tmq-put ev a && tmq-get -g G -P 0 ev'
+	assert_success
+	# The other user's own directories (umask 022), with their files.
+	run --separate-stderr as "$U2" 'mkdir $TMQ_ROOT/ev/mine && echo theirs >$TMQ_ROOT/ev/mine/f &&
+	    mkdir $TMQ_ROOT/--group--G/.tmq/mine && echo theirs >$TMQ_ROOT/--group--G/.tmq/mine/f'
+	assert_success
+	run --separate-stderr as "$U1" 'tmq-topic delete -y ev'
+	assert_fails_with "tmq-topic: ev: not deleted: ev/ holds entries that are not the topic's: mine (remove them, then delete again)"
+	run --separate-stderr as "$U1" 'tmq-group delete -y G'
+	assert_fails_with "tmq-group: G: not deleted: --group--G/ holds entries that are not the group's: .tmq/mine (remove them, then delete again)"
+	run --separate-stderr as "$U2" 'tmq-topic list && tmq-get ev && tmq-group list'
+	assert_success
+	assert_output --partial $'ev\na\nGROUP'
+	assert_line --regexp '^G +ev '
+	run cat "$SHARED/root/ev/mine/f" "$SHARED/root/--group--G/.tmq/mine/f"
+	assert_output $'theirs\ntheirs'
+	# A .tmq of the co-user's that we may not empty stops a delete too,
+	# before anything is changed.
+	run --separate-stderr as "$U2" 'rm -r $TMQ_ROOT/ev/mine && mkdir $TMQ_ROOT/ev/.tmq && : >$TMQ_ROOT/ev/.tmq/lock'
+	assert_success
+	run --separate-stderr as "$U1" 'tmq-topic delete -y ev'
+	assert_fails_with "tmq-topic: ev: not deleted: ev/.tmq: Permission denied"
+	run --separate-stderr as "$U1" 'tmq-topic list'
+	assert_output ev
+	# Gone, and both deletes go through.
+	run --separate-stderr as "$U2" 'rm -r $TMQ_ROOT/ev/.tmq $TMQ_ROOT/--group--G/.tmq/mine'
+	assert_success
+	run --separate-stderr as "$U1" 'tmq-group delete -y G && tmq-topic delete -y ev'
+	assert_success
+	assert_equal "$stderr" ''
+	run ls -A "$SHARED/root"
+	assert_output ''
+}
+
+@test "what a co-user plants in a name's work directory (NAME+tmq) is never followed, recursed into or removed, and is said" {
+	printf 'precious\n' >"$OUT/file"
+	mkdir -p "$TMQ_ROOT"
+	# A link in its place: nothing is made where it points.
+	ln -s "$OUT" "$TMQ_ROOT/ev+tmq"
+	run --separate-stderr tmq-topic create ev
+	assert_fails_with "tmq-topic: ev: cannot create the topic directory: ev+tmq is not a directory (not ours)"
+	rm "$TMQ_ROOT/ev+tmq"
+	# A FIFO for its lock: refused at once, never opened.
+	mkdir "$TMQ_ROOT/ev+tmq"
+	mkfifo "$TMQ_ROOT/ev+tmq/lock"
+	run --separate-stderr timeout 60 tmq-topic create ev
+	assert_fails_with "tmq-topic: ev: cannot create the topic directory: ev+tmq: lock: not a regular file (a FIFO)"
+	rm "$TMQ_ROOT/ev+tmq/lock"
+	rmdir "$TMQ_ROOT/ev+tmq"
+	tmq-topic create ev
+	tmq-put ev x
+	# Links named as partition files where a create builds: unlinked,
+	# never followed; the create goes on.
+	mkdir -p "$TMQ_ROOT/ev2+tmq/new"
+	ln -s "$OUT/file" "$TMQ_ROOT/ev2+tmq/new/0-20250101_0.tmf"
+	ln -s "$OUT" "$TMQ_ROOT/ev2+tmq/new/.tmq"
+	run --separate-stderr tmq-topic create ev2
+	assert_success
+	run cat "$OUT/file"
+	assert_output precious
+	# Foreign entries (a deep chain, a file of another name) where a
+	# create builds, or a delete empties: each stops its command, named,
+	# before anything is changed.
+	mkdir -p "$TMQ_ROOT/ev3+tmq/new/deep/deep/deep" "$TMQ_ROOT/ev+tmq/old/deep/deep/deep"
+	: >"$TMQ_ROOT/ev+tmq/old/notes"
+	run --separate-stderr tmq-topic create ev3
+	assert_fails_with "tmq-topic: ev3: not created: ev3+tmq/new holds entries that are not a topic's: deep"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_failure 1
+	assert_equal "$stderr" "tmq-topic: ev: not deleted: ev+tmq/old holds entries that are not a topic's: $(ls -U "$TMQ_ROOT/ev+tmq/old" | paste -sd, | sed 's/,/, /g')"
+	run --separate-stderr tmq-get ev
+	assert_output x
+	run ls -A "$TMQ_ROOT/ev+tmq/old" "$TMQ_ROOT/ev3+tmq/new"
+	assert_output $'/'"${TMQ_ROOT#/}"$'/ev+tmq/old:\ndeep\nnotes\n\n/'"${TMQ_ROOT#/}"$'/ev3+tmq/new:\ndeep'
+	run ls -A "$OUT"
+	assert_output file
+}
+
+# stopped PID: the process is stopped (by a signal or its tracer).
+stopped() {
+	case $(ps -o stat= -p "$1") in
+	[tT]*) return 0 ;;
+	esac
+	return 1
+}
+
+@test "an entry planted in the moment a delete has moved the directory away: the topic is deleted, the entry kept and said where; it stops the next delete, never a create" {
+	local spid tpid st
+	command -v strace >/dev/null || skip "strace not found"
+	tmq-topic create -p 2 ev
+	tmq-put ev x
+	# The delete is stopped right after its first rename (the directory
+	# moved away), the co-user plants, the delete goes on.
+	strace -o /dev/null -e trace=renameat,renameat2 \
+	    -e inject=renameat,renameat2:signal=SIGSTOP:when=1 \
+	    tmq-topic delete -y ev 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	spid=$!
+	undo pid "$spid"
+	wait_for pgrep -P "$spid"
+	tpid=$(pgrep -P "$spid")
+	wait_for stopped "$tpid"
+	run ls -A "$TMQ_ROOT" "$TMQ_ROOT/ev+tmq"
+	assert_output $'/'"${TMQ_ROOT#/}"$':\nev+tmq\nev.twc\n\n/'"${TMQ_ROOT#/}"$'/ev+tmq:\nlock\nold'
+	run tmq-topic info ev
+	assert_output "tmq-topic: ev: no such topic"
+	mkdir "$TMQ_ROOT/ev+tmq/old/evil"
+	kill -CONT "$tpid"
+	st=0
+	wait "$spid" || st=$?
+	assert_equal "$st" 1
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output "tmq-topic: ev: deleted, but ev+tmq/old holds entries that are not a topic's: evil"
+	run ls -A "$TMQ_ROOT" "$TMQ_ROOT/ev+tmq" "$TMQ_ROOT/ev+tmq/old"
+	assert_output $'/'"${TMQ_ROOT#/}"$':\nev+tmq\n\n/'"${TMQ_ROOT#/}"$'/ev+tmq:\nold\n\n/'"${TMQ_ROOT#/}"$'/ev+tmq/old:\nevil'
+	# Not a create's business: it goes through.
+	run --separate-stderr tmq-topic create ev
+	assert_success
+	assert_stderr ''
+	tmq-put ev y
+	# A delete needs the place: it says what is in the way, and changes
+	# nothing.
+	run --separate-stderr tmq-topic delete -y ev
+	assert_fails_with "tmq-topic: ev: not deleted: ev+tmq/old holds entries that are not a topic's: evil"
+	run tmq-get ev
+	assert_output y
+	rmdir "$TMQ_ROOT/ev+tmq/old/evil"
+	run --separate-stderr tmq-topic delete -y ev
+	assert_success
+	run ls -A "$TMQ_ROOT"
+	assert_output ''
 }
