@@ -39,12 +39,12 @@
 #include <json-c/json.h>
 
 #include "escape.h"
+#include "filelock.h"
 #include "keys.h"
 #include "modes.h"
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
-#include "stop.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicown.h"
@@ -93,27 +93,19 @@ same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* Wait for the lock on fd: 0, 1 where the filesystem has no such locks
- * (a local one without them: nothing to share it with another machine,
- * and we go on as tmq did before them), -1 with errno set.  SIGINT and
- * SIGTERM, where a tool catches them, end the wait. */
+/* Wait for the lock on fd (filelock.h: a wait that SIGINT and SIGTERM
+ * end, where a tool catches them): 0, 1 where the filesystem has no such
+ * locks (a local one without them: nothing to share it with another
+ * machine, and we go on as tmq did before them), -1 with errno set. */
 static int
 lock_wait(int fd)
 {
-	struct flock fl;
-
-	memset(&fl, 0, sizeof fl);	/* l_pid 0 for OFD locks */
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	while (fcntl(fd, F_OFD_SETLKW, &fl) < 0) {
-		if (errno == EINTR && !tmq_stop)
-			continue;
-		if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
-		    errno == ENOSYS)
-			return 1;
-		return -1;
-	}
-	return 0;
+	if (tmq_file_lock(fd, F_WRLCK) == 0)
+		return 0;
+	if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
+	    errno == ENOSYS)
+		return 1;
+	return -1;
 }
 
 static void
