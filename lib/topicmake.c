@@ -466,8 +466,10 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     struct tmq_error *e)
 {
 	const char *sj = subject(name);
+	char work[WORK_MAX];
 	struct work w;
 	struct state s;
+	struct stat st;
 	unsigned i, j;
 	size_t n = strlen(name);
 	int rc;
@@ -497,13 +499,16 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 				    types[i]);
 	}
 	/* A whole topic is not undone by a create: say so without making
-	 * anything (in a read-only root too). */
+	 * anything (in a read-only root too), unless a killed run left its
+	 * work directory: that is cleared under the lock first. */
 	look(rootfd, name, &s);
-	if (s.dir && (s.def || !s.dir_dir))
-		return tmq_fail(e, "%s: topic exists", sj);
-	if (s.dir)
+	snprintf(work, sizeof work, "%s" WORK_SUFFIX, name);
+	if (s.dir && fstatat(rootfd, work, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (s.def || !s.dir_dir)
+			return tmq_fail(e, "%s: topic exists", sj);
 		return tmq_fail(e, "%s: not created: %s/ exists without a "
 		    "definition (delete removes it)", sj, name);
+	}
 	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
 		return -1;
 	rc = create_locked(&w, name, key_width, partitions, types, ntypes,

@@ -1041,7 +1041,13 @@ plant_remains() {
 	assert_output $'ev\nev.twc\nother\nother.twc'
 	run twc_field "$TMQ_ROOT/ev.twc" 'd["partitions"]'
 	assert_output 2
-	# The same under a whole topic: delete clears both.
+	# The same under a whole topic: create says it exists, and clears
+	# them; delete clears both.
+	plant_remains ev
+	run --separate-stderr tmq-topic create -p 2 ev
+	assert_fails_with "tmq-topic: ev: topic exists"
+	run ls -A "$TMQ_ROOT"
+	assert_output $'ev\nev.twc\nother\nother.twc'
 	plant_remains ev
 	run --separate-stderr tmq-topic delete -y ev
 	assert_success

@@ -412,8 +412,17 @@ old_days() {
 		fi
 		state=$(group_state G) || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
 		[ "$state" = "$want" ] || fail "round $i: $kind killed ($after, root holds $left), then $fin: $state"
-		left=$(LC_ALL=C ls -A "$TMQ_ROOT" | tr '\n' ' ')
-		if [ "$want" = whole ]; then
+		left=$(cd "$TMQ_ROOT" && LC_ALL=C ls -Ad -- * .* --group--G+tmq/* 2>/dev/null | grep -v '^\.\.\?$' | tr '\n' ' ')
+		if [ "$want" = whole ] && [ "$after" = whole ] &&
+		    { [ "$left" = "--group--G --group--G+tmq --group--G+tmq/lock --group--G.twc ev ev.twc " ] ||
+		    [ "$left" = "--group--G --group--G+tmq --group--G.twc ev ev.twc " ]; }; then
+			# A delete killed before it began, or a make killed as
+			# it ended, left its work directory with at most its
+			# lock; reading a whole group makes nothing, and the
+			# next make or delete of the group clears it (as the
+			# next rounds check).
+			:
+		elif [ "$want" = whole ]; then
 			assert_equal "$left" "--group--G --group--G.twc ev ev.twc "
 		else
 			assert_equal "$left" "ev ev.twc "
