@@ -1,6 +1,6 @@
 # pymember.py: one member of a consumer group, run by the Python TwainMQ
-# library (0.1.9), for tests/t0400-tmq-group.bats.  Source
-# /work/shared/tools/refenv.sh (with TWAINMQ_REF set) before running it.
+# library (0.1.9), for tests/t0400-tmq-group.bats, which runs it after
+# require_ref (tests/test_helper.bash) has made the library importable.
 #
 #   python3 pymember.py ROOT TOPIC GROUP WINDOW_SECONDS MAX_SECONDS STOPFILE
 #

@@ -340,17 +340,60 @@ log_length() {
 	tmq-dump -J -- "--group--${1:-G}" | wc -l
 }
 
-# require_ref: source the TwainMQ library's environment (TWAINMQ_REF, a
-# checkout; refenv.sh beside the vectors), or skip the test.
+# require_ref: make the TwainMQ Python library (0.1.9) importable for the
+# rest of the test, as `python3 ... import twainmq`, or skip the test
+# saying why.  The library comes from TWAINMQ_REF, a checkout of its
+# repository (its src/ goes on PYTHONPATH; a checkout that does not import
+# fails the test), else from an installation for python3 on PATH or for
+# /usr/bin/python3 (which then becomes python3 on PATH).  tests/refshim
+# goes on PYTHONPATH too: the two stand-ins the library needs to import on
+# Linux.  A library of another version is skipped: tmq is checked against
+# 0.1.9 only.
+TMQ_REF_VERSION=0.1.9
 require_ref() {
-	if [ -z "${TWAINMQ_REF-}" ]; then
-		skip "TWAINMQ_REF not set: library interop not tested"
+	local shim=$BATS_TEST_DIRNAME/refshim py="" out
+	# No __pycache__ in the source tree (read-only under distcheck).
+	export PYTHONDONTWRITEBYTECODE=1
+	# Prints the imported library's version and directory: a checkout's
+	# version is in its pyproject.toml, an installation's in its metadata.
+	local probe='
+import os, re, twainmq
+d = os.path.dirname(os.path.abspath(twainmq.__file__))
+pp = os.path.join(d, os.pardir, os.pardir, "pyproject.toml")
+m = None
+if os.path.isfile(pp):
+    with open(pp, encoding="utf-8") as f:
+        m = re.search(r"^version\s*=\s*\"([^\"]*)\"", f.read(), re.M)
+if m:
+    v = m.group(1)
+else:
+    try:
+        import importlib.metadata
+        v = importlib.metadata.version("twainmq")
+    except Exception:
+        v = "of an unknown version"
+print(v, d)'
+	if [ -n "${TWAINMQ_REF-}" ]; then
+		export PYTHONPATH="$TWAINMQ_REF/src:$shim${PYTHONPATH:+:$PYTHONPATH}"
+		out=$(python3 -c "$probe" 2>&1) ||
+		    fail "TWAINMQ_REF=$TWAINMQ_REF: the library does not import: ${out##*$'\n'}"
+		[[ ${out#* } == "$(cd "$TWAINMQ_REF" && pwd -P)/src/twainmq" ]] ||
+		    fail "TWAINMQ_REF=$TWAINMQ_REF is not a checkout of the TwainMQ library (python3 imported ${out#* })"
+	else
+		export PYTHONPATH="$shim${PYTHONPATH:+:$PYTHONPATH}"
+		for py in python3 /usr/bin/python3; do
+			out=$("$py" -c "$probe" 2>/dev/null) && break
+			py=""
+		done
+		[ -n "$py" ] || skip "TWAINMQ_REF (a checkout of the TwainMQ library) is not set and the library is not installed for python3 or /usr/bin/python3: library interop not tested"
+		if [ "$py" != python3 ]; then
+			mkdir -p "$BATS_TEST_TMPDIR/refpy"
+			ln -sf "$py" "$BATS_TEST_TMPDIR/refpy/python3"
+			PATH=$BATS_TEST_TMPDIR/refpy:$PATH
+		fi
 	fi
-	local env=$VECTORS/../tools/refenv.sh
-	[ -f "$env" ] || skip "refenv.sh not found at $env"
-	# refenv.sh makes its shim directory with mktemp: keep it here.
-	TMPDIR=$BATS_TEST_TMPDIR source "$env"
-	python3 -c 'import twainmq' || skip "the library at $TWAINMQ_REF does not import"
+	[ "${out%% *}" = "$TMQ_REF_VERSION" ] ||
+	    skip "the TwainMQ library at ${out#* } is ${out%% *}: the interop tests are checked against $TMQ_REF_VERSION only"
 }
 
 # assert_strict_jsonl FILE: every line of FILE is one JSON value by the
