@@ -4,9 +4,10 @@
 # - the tools under test first on PATH: $TMQ_BIN (make check sets it),
 #   else the bin/ beside tests/;
 # - a fresh, empty root for each test: $TMQ_ROOT under $BATS_TEST_TMPDIR;
-# - VECTORS, the reference vectors ($TMQ_VECTORS, else
-#   $TMQ_SRCDIR/../shared/vectors, else ../../shared/vectors from here), and
-#   require_vectors, which skips a test when they are absent;
+# - VECTORS, the reference vectors: the root the TwainMQ library wrote
+#   and what it reads back (tests/vectors/, see its README; $TMQ_VECTORS
+#   names another copy), and require_vectors, which fails a test when they
+#   are not there;
 # - tmq_encode_line / tmq_write_line, which write message lines with Python
 #   exactly as SPEC.md 2 describes, independently of the tools;
 # - assert_stderr and assert_usage_error for the tools' messages;
@@ -36,13 +37,7 @@ TMQ_BIN=${TMQ_BIN:-$BATS_TEST_DIRNAME/../bin}
 PATH=$TMQ_BIN:$PATH
 export TMQ_BIN PATH
 
-if [ -n "${TMQ_VECTORS-}" ]; then
-	VECTORS=$TMQ_VECTORS
-elif [ -n "${TMQ_SRCDIR-}" ]; then
-	VECTORS=$TMQ_SRCDIR/../shared/vectors
-else
-	VECTORS=$BATS_TEST_DIRNAME/../../shared/vectors
-fi
+VECTORS=${TMQ_VECTORS:-$BATS_TEST_DIRNAME/vectors}
 
 setup() {
 	export TMQ_ROOT="$BATS_TEST_TMPDIR/root"
@@ -51,7 +46,7 @@ setup() {
 
 require_vectors() {
 	if [ ! -f "$VECTORS/expected.jsonl" ] || [ ! -d "$VECTORS/root" ]; then
-		skip "reference vectors not found at $VECTORS (set TMQ_VECTORS)"
+		fail "reference vectors not found at $VECTORS (they are in the source tree, tests/vectors; TMQ_VECTORS names another copy)"
 	fi
 }
 

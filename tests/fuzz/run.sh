@@ -1,14 +1,15 @@
 #!/bin/sh
 # run.sh: make fuzz.  Builds each libFuzzer target with clang, ASan and
-# UBSan over lib/, seeds it from tests/fuzz/seeds and, when present,
-# ../shared/vectors, and runs it for FUZZ_SECONDS (default 60).  A crash,
-# leak or sanitizer report fails the run.
+# UBSan over lib/, seeds it from tests/fuzz/seeds and the reference vectors
+# (tests/vectors, or $TMQ_VECTORS), and runs it for FUZZ_SECONDS (default
+# 60).  A crash, leak or sanitizer report fails the run.
 set -eu
 src=${TMQ_SRCDIR:?}
 out=${FUZZ_DIR:-fuzz-work}
 secs=${FUZZ_SECONDS:-60}
 cc=${CLANG:-clang}
-vectors=${TMQ_VECTORS:-$src/../shared/vectors}
+vectors=${TMQ_VECTORS:-$src/tests/vectors}
+[ -d "$vectors/root" ] || { echo "run.sh: no reference vectors at $vectors" >&2; exit 1; }
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 flags="$flags -include ${CONFIG_H:?} -I$src/lib ${DEP_CFLAGS:-}"
@@ -20,7 +21,6 @@ seed() {	# seed TARGET: fill $out/seeds-TARGET
 	for f in "$src"/tests/fuzz/seeds/"$1"-*; do
 		[ -e "$f" ] && cp "$f" "$d/"
 	done
-	[ -d "$vectors/root" ] || return 0
 	case $1 in
 	line)	# one line of each vector file, behind a width byte
 		i=0

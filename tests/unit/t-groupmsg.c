@@ -322,7 +322,8 @@ test_vectors(void)
 	unsigned lines = 0, good = 0, kinds = 0;
 
 	if (f == NULL) {
-		skip("vectors not found (set TMQ_VECTORS)");
+		ok(0, "vectors: root/--group--workers/0-20261128_0.tmf not found "
+		    "(tests/vectors, or $TMQ_VECTORS)");
 		return;
 	}
 	msg = malloc(sizeof *msg);

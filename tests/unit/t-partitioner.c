@@ -178,7 +178,8 @@ main(void)
 
 	f = vectors_open("partitions.tsv");
 	if (f == NULL)
-		skip("vectors/partitions.tsv not found (set TMQ_VECTORS)");
+		ok(0, "vectors: partitions.tsv not found "
+		    "(tests/vectors, or $TMQ_VECTORS)");
 	else {
 		all_rows(f);
 		fclose(f);

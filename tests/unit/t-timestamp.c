@@ -328,7 +328,8 @@ main(void)
 
 	f = vectors_open("timestamps.tsv");
 	if (f == NULL)
-		skip("vectors/timestamps.tsv not found (set TMQ_VECTORS)");
+		ok(0, "vectors: timestamps.tsv not found "
+		    "(tests/vectors, or $TMQ_VECTORS)");
 	else {
 		all_rows(f);
 		fclose(f);

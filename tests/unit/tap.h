@@ -173,8 +173,9 @@ skip(const char *fmt, ...)
 }
 
 /* Open a file of the reference vectors: $TMQ_VECTORS/name, where
- * TMQ_VECTORS defaults to $TMQ_SRCDIR/../shared/vectors (TMQ_SRCDIR to
- * "."). NULL when it is not there; the caller then skip()s. */
+ * TMQ_VECTORS defaults to $TMQ_SRCDIR/tests/vectors (TMQ_SRCDIR to ".").
+ * NULL when it is not there; the caller then fails a test: the vectors are
+ * part of the source tree. */
 static inline FILE *
 vectors_open(const char *name)
 {
@@ -184,7 +185,7 @@ vectors_open(const char *name)
 	if (dir != NULL && *dir != '\0')
 		snprintf(path, sizeof path, "%s/%s", dir, name);
 	else
-		snprintf(path, sizeof path, "%s/../shared/vectors/%s",
+		snprintf(path, sizeof path, "%s/tests/vectors/%s",
 		    src != NULL && *src != '\0' ? src : ".", name);
 	return fopen(path, "r");
 }
