@@ -8,6 +8,9 @@
 #   and what it reads back (tests/vectors/, see its README; $TMQ_VECTORS
 #   names another copy), and require_vectors, which fails a test when they
 #   are not there;
+# - require_ref, for the interop tests: the TwainMQ Python library
+#   (0.1.9; TWAINMQ_REF, a checkout, or an installation) importable by
+#   python3, with tests/refshim's stand-ins, or the test skipped saying why;
 # - tmq_encode_line / tmq_write_line, which write message lines with Python
 #   exactly as SPEC.md 2 describes, independently of the tools;
 # - assert_stderr and assert_usage_error for the tools' messages;
