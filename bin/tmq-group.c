@@ -193,8 +193,8 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	    "ALIVE");
 	for (i = 0; i < gi->nmembers; i++) {
 		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
-		struct tmq_gmember *mb = tmq_group_member(
-		    (struct tmq_group *)g, gi->members[i]);
+		const struct tmq_gmember *mb = tmq_group_find_member(g,
+		    gi->members[i]);
 
 		tmq_ts_iso(mb ? mb->last_seen : 0, when, sizeof when);
 		printf("%-10u %-16s %-24s %s\n", gi->members[i],
@@ -254,8 +254,8 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	}
 	fputs("},\"last_seen\":{", stdout);
 	for (i = 0; i < gi->nmembers; i++) {
-		struct tmq_gmember *mb = tmq_group_member(
-		    (struct tmq_group *)g, gi->members[i]);
+		const struct tmq_gmember *mb = tmq_group_find_member(g,
+		    gi->members[i]);
 
 		tmq_ts_repr(mb ? mb->last_seen : 0, num, sizeof num);
 		printf("%s\"%u\":%s", i ? "," : "", gi->members[i], num);

@@ -12,6 +12,7 @@
 
 #include "group.h"
 #include "groupsnap.h"
+#include "grow.h"
 #include "liveness.h"
 #include "message.h"
 #include "names.h"
@@ -32,6 +33,10 @@ tmq_group_state_free(struct tmq_group *g)
 	tmq_offers_free(g->offers, g->noffers);
 	tmq_offers_free(g->assigned, g->nassigned);
 	free(g->committed);
+	tmq_idx_clear(&g->member_ix);
+	tmq_idx_clear(&g->offer_ix);
+	tmq_idx_clear(&g->assigned_ix);
+	g->members_cap = g->offers_cap = 0;
 	g->read_to = 0;
 	g->max_key = 0;
 	g->members = NULL;
@@ -212,22 +217,77 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	return rc;
 }
 
+const struct tmq_gmember *
+tmq_group_find_member(const struct tmq_group *g, uint32_t id)
+{
+	long at = tmq_idx_find(&g->member_ix, id);
+
+	return at < 0 ? NULL : &g->members[at];
+}
+
 struct tmq_gmember *
 tmq_group_member(struct tmq_group *g, uint32_t id)
 {
-	struct tmq_gmember *nm;
+	struct tmq_gmember *m;
+	long at;
+	int rc;
+
+	/* Room first (the index cannot take an id back), then one probe
+	 * that finds the member or adds it. */
+	if (tmq_grow(&g->members, &g->members_cap, (size_t)g->nmembers + 1,
+	    sizeof *g->members) < 0 ||
+	    (rc = tmq_idx_add(&g->member_ix, id, g->nmembers, &at)) < 0)
+		return NULL;
+	if (rc == 1)
+		return &g->members[at];
+	m = &g->members[g->nmembers++];
+	memset(m, 0, sizeof *m);
+	m->id = id;
+	return m;
+}
+
+const struct tmq_offer *
+tmq_group_offer(const struct tmq_group *g, uint32_t member)
+{
+	long at = tmq_idx_find(&g->offer_ix, member);
+
+	return at < 0 ? NULL : &g->offers[at];
+}
+
+static int
+index_offers(struct tmq_idindex *x, const struct tmq_offer *o, unsigned n)
+{
 	unsigned i;
 
+	tmq_idx_clear(x);
+	if (tmq_idx_reserve(x, n) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (tmq_idx_add(x, o[i].member, i, NULL) != 0)
+			return -1;
+	return 0;
+}
+
+int
+tmq_group_reindex(struct tmq_group *g, struct tmq_error *e)
+{
+	unsigned i;
+
+	tmq_idx_clear(&g->member_ix);
+	if (tmq_idx_reserve(&g->member_ix, g->nmembers) < 0)
+		return tmq_fail(e, "out of memory");
 	for (i = 0; i < g->nmembers; i++)
-		if (g->members[i].id == id)
-			return &g->members[i];
-	nm = realloc(g->members, (g->nmembers + 1) * sizeof *nm);
-	if (nm == NULL)
-		return NULL;
-	g->members = nm;
-	memset(&nm[g->nmembers], 0, sizeof *nm);
-	nm[g->nmembers].id = id;
-	return &nm[g->nmembers++];
+		if (tmq_idx_add(&g->member_ix, g->members[i].id, i, NULL) != 0)
+			return tmq_fail(e, "member %u twice, or out of memory",
+			    (unsigned)g->members[i].id);
+	if (g->members_cap < g->nmembers)
+		g->members_cap = g->nmembers;
+	if (g->offers_cap < g->noffers)
+		g->offers_cap = g->noffers;
+	if (index_offers(&g->offer_ix, g->offers, g->noffers) < 0 ||
+	    index_offers(&g->assigned_ix, g->assigned, g->nassigned) < 0)
+		return tmq_fail(e, "an offer twice, or out of memory");
+	return 0;
 }
 
 static unsigned *
@@ -265,28 +325,30 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		tmq_offers_free(g->offers, g->noffers);
 		g->offers = NULL;
 		g->noffers = 0;
+		g->offers_cap = 0;
+		tmq_idx_clear(&g->offer_ix);
 		g->rebalancing = 1;
 		g->rebal_end = m->end;
 		g->rebal_offset = m->offset;
 		break;
 	case TMQ_G_REBALOFFER: {
-		struct tmq_offer *o = NULL;
+		struct tmq_offer *o;
+		long at;
+		int rc;
 
 		/* An offer to take nothing is how a member leaves. */
 		mb->left = m->nparts == 0;
 		if (!g->rebalancing)
 			break;
-		for (i = 0; i < g->noffers; i++)
-			if (g->offers[i].member == m->member)
-				o = &g->offers[i];
-		if (o == NULL) {
-			struct tmq_offer *no = realloc(g->offers,
-			    (g->noffers + 1) * sizeof *no);
-
-			if (no == NULL)
-				return tmq_fail(e, "out of memory");
-			g->offers = no;
-			o = &no[g->noffers++];
+		/* A member's later offer replaces its earlier one. */
+		if (tmq_grow(&g->offers, &g->offers_cap, (size_t)g->noffers + 1,
+		    sizeof *g->offers) < 0 || (rc = tmq_idx_add(&g->offer_ix,
+		    m->member, g->noffers, &at)) < 0)
+			return tmq_fail(e, "out of memory");
+		if (rc == 1)
+			o = &g->offers[at];
+		else {
+			o = &g->offers[g->noffers++];
 			memset(o, 0, sizeof *o);
 			o->member = m->member;
 		}
@@ -308,8 +370,12 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		tmq_offers_free(g->assigned, g->nassigned);
 		g->assigned = g->offers;
 		g->nassigned = g->noffers;
+		tmq_idx_clear(&g->assigned_ix);
+		g->assigned_ix = g->offer_ix;
+		memset(&g->offer_ix, 0, sizeof g->offer_ix);
 		g->offers = NULL;
 		g->noffers = 0;
+		g->offers_cap = 0;
 		g->rebalancing = 0;
 		g->have_assignment = 1;
 		g->ended_offset = m->offset;
@@ -553,12 +619,9 @@ tmq_group_settle(struct tmq_group *g, struct tmq_error *e)
 const struct tmq_offer *
 tmq_group_share(const struct tmq_group *g, uint32_t member)
 {
-	unsigned i;
+	long at = tmq_idx_find(&g->assigned_ix, member);
 
-	for (i = 0; i < g->nassigned; i++)
-		if (g->assigned[i].member == member)
-			return &g->assigned[i];
-	return NULL;
+	return at < 0 ? NULL : &g->assigned[at];
 }
 
 int64_t

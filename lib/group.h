@@ -9,6 +9,7 @@
 #include "appender.h"
 #include "assignment.h"
 #include "groupmsg.h"
+#include "idindex.h"
 #include "linereader.h"
 #include "message.h"
 #include "topic.h"
@@ -65,6 +66,12 @@ struct tmq_group {
 	uint64_t snap_every;		/* lines between them; 0: none */
 	uint64_t snap_at;		/* read_to of the last one seen */
 	int snap_off;			/* the state is no longer the log's */
+
+	/* Derived from the state, never stored: where each id is in
+	 * members, offers and assigned (tmq_group_reindex), and the arrays'
+	 * room, so that a log of n members or offers costs O(n). */
+	struct tmq_idindex member_ix, offer_ix, assigned_ix;
+	size_t members_cap, offers_cap;
 };
 
 #define TMQ_NOT_COMMITTED (-2)
@@ -114,8 +121,20 @@ int tmq_group_settle(struct tmq_group *g, struct tmq_error *e);
 /* The partitions of member in the last completed rebalance. */
 const struct tmq_offer *tmq_group_share(const struct tmq_group *g,
     uint32_t member);
+/* The offer of member in the rebalance under way, or NULL. */
+const struct tmq_offer *tmq_group_offer(const struct tmq_group *g,
+    uint32_t member);
 /* The committed offset of a partition, or TMQ_NOT_COMMITTED. */
 int64_t tmq_group_committed(const struct tmq_group *g, unsigned partition);
+/* The member with this id, added (all zero) when the state has none;
+ * NULL when out of memory. */
 struct tmq_gmember *tmq_group_member(struct tmq_group *g, uint32_t id);
+/* The member with this id, or NULL. */
+const struct tmq_gmember *tmq_group_find_member(const struct tmq_group *g,
+    uint32_t id);
+/* Index the members, offers and shares arrays anew, after they were
+ * filled by other means than the log (a snapshot, a test): -1 when an id
+ * is there twice in one of them, or out of memory. */
+int tmq_group_reindex(struct tmq_group *g, struct tmq_error *e);
 
 #endif

@@ -28,12 +28,9 @@ cmp_u32(const void *a, const void *b)
 static int
 has_left(const struct tmq_group *g, uint32_t member)
 {
-	unsigned i;
+	const struct tmq_offer *o = tmq_group_offer(g, member);
 
-	for (i = 0; i < g->noffers; i++)
-		if (g->offers[i].member == member)
-			return g->offers[i].nparts == 0;
-	return 0;
+	return o != NULL && o->nparts == 0;
 }
 
 int

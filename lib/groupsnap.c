@@ -476,6 +476,9 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		return tmq_fail(e, "truncated");
 	if (in->at != in->n)
 		return tmq_fail(e, "trailing bytes");
+	/* Ids once each in members, offers and shares (the indexes). */
+	if (tmq_group_reindex(g, e) < 0)
+		return -1;
 	if (g->have_assignment && tmq_assign(g->assigned, g->nassigned,
 	    pos->nparts, e) < 0)
 		return -1;

@@ -267,17 +267,6 @@ tmq_live_forget(int logdirfd, uint64_t tag)
 	close(dfd);
 }
 
-static const struct tmq_offer *
-find_offer(const struct tmq_offer *o, unsigned n, uint32_t id)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (o[i].member == id)
-			return &o[i];
-	return NULL;
-}
-
 int
 tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 {
@@ -327,57 +316,88 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 	return 0;
 }
 
-/* Whether the member with this tag may still hold partitions: it holds
- * some, offers in the rebalance under way, or was heard from since the
- * last one ended (it may offer yet, for all the state knows). */
+/* Whether member m may still hold partitions: it holds some, offers in
+ * the rebalance under way, or was heard from since the last one ended (it
+ * may offer yet, for all the state knows). */
 static int
-may_hold(const struct tmq_group *g, uint64_t tag)
+may_hold(const struct tmq_group *g, const struct tmq_gmember *m)
 {
-	unsigned i;
+	const struct tmq_offer *o = tmq_group_share(g, m->id);
 
-	for (i = 0; i < g->nmembers; i++) {
-		const struct tmq_gmember *m = &g->members[i];
-		const struct tmq_offer *o;
+	if (o != NULL && o->ngot > 0)
+		return 1;
+	if (g->rebalancing && tmq_group_offer(g, m->id) != NULL)
+		return 1;
+	return !m->left && (!g->have_assignment ||
+	    m->last_offset > g->ended_offset);
+}
 
-		if (!m->claimed || m->tag != tag)
-			continue;
-		o = find_offer(g->assigned, g->nassigned, m->id);
-		if (o != NULL && o->ngot > 0)
-			return 1;
-		if (g->rebalancing &&
-		    find_offer(g->offers, g->noffers, m->id) != NULL)
-			return 1;
-		return !m->left && (!g->have_assignment ||
-		    m->last_offset > g->ended_offset);
-	}
-	return 0;	/* never claimed: it died before its JOINED */
+struct tagseen {
+	uint64_t tag;
+	int seen, hold;
+};
+
+static int
+cmp_tagseen(const void *a, const void *b)
+{
+	uint64_t x = ((const struct tagseen *)a)->tag;
+	uint64_t y = ((const struct tagseen *)b)->tag;
+
+	return x < y ? -1 : x > y;
 }
 
 void
 tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
 {
+	struct tagseen *t, key;
 	size_t i;
 	int fd;
 
 	if (n == 0 || (fd = dot_dir(g->log.dirfd, 0)) < 0)
 		return;
+	/* The first member claiming a tag decides for it; a tag nobody
+	 * claimed is of a member that died before its JOINED.  One pass
+	 * over the members, whatever the number of files. */
+	t = calloc(n, sizeof *t);
+	if (t == NULL) {
+		close(fd);
+		return;
+	}
 	for (i = 0; i < n; i++)
-		if (!may_hold(g, tags[i]))
-			forget_in(fd, tags[i]);
+		t[i].tag = tags[i];
+	qsort(t, n, sizeof *t, cmp_tagseen);
+	memset(&key, 0, sizeof key);
+	for (i = 0; i < g->nmembers; i++) {
+		const struct tmq_gmember *m = &g->members[i];
+		struct tagseen *f;
+
+		if (!m->claimed)
+			continue;
+		key.tag = m->tag;
+		f = bsearch(&key, t, n, sizeof *t, cmp_tagseen);
+		/* Repeats in tags: the first of them in the sorted array. */
+		while (f != NULL && f > t && f[-1].tag == m->tag)
+			f--;
+		if (f != NULL && !f->seen) {
+			f->seen = 1;
+			f->hold = may_hold(g, m);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (!t[i].hold && (i == 0 || t[i - 1].tag != t[i].tag ||
+		    !t[i - 1].hold))
+			forget_in(fd, t[i].tag);
+	free(t);
 	close(fd);
 }
 
 enum tmq_liveness
 tmq_live_member(const struct tmq_group *g, uint32_t id)
 {
-	unsigned i;
+	const struct tmq_gmember *m = tmq_group_find_member(g, id);
 
-	for (i = 0; i < g->nmembers; i++)
-		if (g->members[i].id == id)
-			return g->members[i].claimed ?
-			    probe(g->log.dirfd, g->members[i].tag, g, id) :
-			    TMQ_LIVE_UNKNOWN;
-	return TMQ_LIVE_UNKNOWN;
+	return m != NULL && m->claimed ? probe(g->log.dirfd, m->tag, g, id) :
+	    TMQ_LIVE_UNKNOWN;
 }
 
 void
@@ -395,15 +415,14 @@ tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
 		int heard;
 
 		if (!m->claimed || m->left || (has_self && m->id == self) ||
-		    find_offer(g->offers, g->noffers, m->id) != NULL)
+		    tmq_group_offer(g, m->id) != NULL)
 			continue;
 		/* Only members that may still take part: those holding a
 		 * share (that offered to) in the last rebalance, and those
 		 * heard from since it ended.  The others were shown gone by
 		 * not answering; a group's log keeps every id it ever gave
 		 * out, and these need no probe. */
-		last = g->have_assignment ? find_offer(g->assigned,
-		    g->nassigned, m->id) : NULL;
+		last = g->have_assignment ? tmq_group_share(g, m->id) : NULL;
 		heard = !g->have_assignment || m->last_offset > g->ended_offset;
 		if (!heard && (last == NULL || last->nparts == 0))
 			continue;

@@ -141,6 +141,24 @@ echo "tmq-group describe, 1000 lines past the snapshot: $(ms "$t4" "$t5") ms"
 echo "tmq-get -g join and read 1 (window ${W} s): $(ms "$t5" "$t6") ms"
 echo "tmq-group describe, short log, topic of $N records: $(ms "$t7" "$t8") ms"
 
+# The same length of log, each line under a member key of its own (as a
+# co-user can write it, and anyone may remove the snapshot): the replay
+# stays linear in the log's length.
+progress "group log of $GL lines, $GL members..."
+"$GROUPLOG" -k "$TMQ_ROOT" many gt "$GL"
+t0=$(now)
+TMQ_SNAPSHOT_EVERY=0 /usr/bin/time -f %M -o "$work/many.rss" \
+    "$BIN/tmq-group" describe many >/dev/null
+t1=$(now)
+"$BIN/tmq-group" describe many >/dev/null
+t2=$(now)
+"$BIN/tmq-group" describe many >/dev/null
+t3=$(now)
+echo "group log: $GL commit lines under $GL distinct member keys"
+echo "tmq-group describe, $GL members, no snapshot: $(ms "$t0" "$t1") ms, peak RSS $(cat "$work/many.rss") KiB"
+echo "tmq-group describe, $GL members, writing the snapshot: $(ms "$t1" "$t2") ms"
+echo "tmq-group describe, $GL members, from the snapshot: $(ms "$t2" "$t3") ms"
+
 # Groups: joins and handovers, with the default window (5 s): a rebalance
 # ends as soon as every member that may be alive has offered, so none of
 # these sits the window out.  Handovers are timed from the signal to the

@@ -2,11 +2,13 @@
  * log, as a pipeline committing for a long time would have written them,
  * in batches so that a million lines take seconds rather than minutes.
  *
- *   grouplog ROOT GROUP TOPIC N
+ *   grouplog [-k] ROOT GROUP TOPIC N
  *
  * The group is made (committed at start) when it does not exist.  Line i
  * commits partition i % P at offset i / P % (the partition's end + 1), so
- * the commits stay within what the topic holds. */
+ * the commits stay within what the topic holds.  Lines are written under
+ * key 0, or with -k each under a key of its own (i + 1): a log of N
+ * distinct members, the worst a replay meets. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +28,15 @@ main(int argc, char **argv)
 	struct tmq_appender app;
 	uint64_t *ends, i, n;
 	unsigned char key[4] = { 0, 0, 0, 0 };
-	int rootfd;
+	int rootfd, keys = 0;
 
+	if (argc == 6 && strcmp(argv[1], "-k") == 0) {
+		keys = 1;
+		argc--;
+		argv++;
+	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: grouplog ROOT GROUP TOPIC N\n");
+		fprintf(stderr, "usage: grouplog [-k] ROOT GROUP TOPIC N\n");
 		return 2;
 	}
 	n = strtoull(argv[4], NULL, 10);
@@ -64,6 +71,8 @@ main(int argc, char **argv)
 		body = tmq_gmsg_body(&m);
 		if (body == NULL)
 			return 1;
+		if (keys)
+			tmq_key_from_u64(4, i + 1, key);
 		pl.type = TMQ_TYPED;
 		pl.type_index = TMQ_G_COMMIT;
 		pl.data = (const unsigned char *)body;

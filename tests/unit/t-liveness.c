@@ -122,16 +122,21 @@ add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
 	return m;
 }
 
+/* An offer (or a share) made by hand, in g's arrays and indexes. */
 static void
-add_offer(struct tmq_offer **o, unsigned *n, uint32_t id, unsigned nparts,
-    unsigned ngot)
+add_offer(struct tmq_group *g, struct tmq_offer **o, unsigned *n, uint32_t id,
+    unsigned nparts, unsigned ngot)
 {
+	struct tmq_error e;
+
 	*o = realloc(*o, (*n + 1) * sizeof **o);
 	memset(&(*o)[*n], 0, sizeof **o);
 	(*o)[*n].member = id;
 	(*o)[*n].nparts = nparts;
 	(*o)[*n].ngot = ngot;
 	(*n)++;
+	if (tmq_group_reindex(g, &e) < 0)
+		diag("reindex: %s", e.msg);
 }
 
 int
@@ -184,32 +189,32 @@ main(void)
 	add_member(&g, 6, 6, 18)->left = 1;
 	g.have_assignment = 1;
 	g.ended_offset = 10;
-	add_offer(&g.assigned, &g.nassigned, 2, 4, 2);
-	add_offer(&g.assigned, &g.nassigned, 3, 4, 2);
+	add_offer(&g, &g.assigned, &g.nassigned, 2, 4, 2);
+	add_offer(&g, &g.assigned, &g.nassigned, 3, 4, 2);
 	g.rebalancing = 1;
 	g.rebal_end = 1000.0;
-	add_offer(&g.offers, &g.noffers, 1, 4, 0);
+	add_offer(&g, &g.offers, &g.noffers, 1, 4, 0);
 	tmq_live_pending(&g, 1, 1, &alive, &unknown);
 	is_int((int)alive, 1, "pending alive: 3");
 	is_int((int)unknown, 1, "pending unknown: 4");
 	ok(!tmq_live_may_end(&g, 1, 1, 999.0), "not before 3 and 4 offer");
 	ok(!tmq_live_may_end(&g, 1, 1, 2000.0),
 	    "past the window: still waiting for the living 3");
-	add_offer(&g.offers, &g.noffers, 3, 4, 0);
+	add_offer(&g, &g.offers, &g.noffers, 3, 4, 0);
 	ok(!tmq_live_may_end(&g, 1, 1, 999.0),
 	    "3 offered: 4 has until the window ends");
 	ok(tmq_live_may_end(&g, 1, 1, 1000.0), "window over: 4 is cut off");
 	tmq_live_pending(&g, 0, 0, &alive, &unknown);
 	ok(alive == 0 && unknown == 1, "an observer (no self) waits for 4 too");
-	add_offer(&g.offers, &g.noffers, 4, 4, 0);
+	add_offer(&g, &g.offers, &g.noffers, 4, 4, 0);
 	ok(tmq_live_may_end(&g, 1, 1, 0.0), "everyone offered: end at once");
 
 	/* After the rebalance, 2's file goes; 1 and 3 keep theirs. */
 	free(g.assigned);
 	g.assigned = NULL;
 	g.nassigned = 0;
-	add_offer(&g.assigned, &g.nassigned, 1, 4, 2);
-	add_offer(&g.assigned, &g.nassigned, 3, 4, 2);
+	add_offer(&g, &g.assigned, &g.nassigned, 1, 4, 2);
+	add_offer(&g, &g.assigned, &g.nassigned, 3, 4, 2);
 	sweep(&g);
 	ok(!file_there(dirfd, 2), "sweep removed the dead member's file");
 	ok(file_there(dirfd, 1) && file_there(dirfd, 3),
@@ -232,8 +237,8 @@ main(void)
 	add_member(&g, 7, 7, 5);
 	add_member(&g, 8, 8, 5);
 	add_member(&g, 9, 9, 12);
-	add_offer(&g.assigned, &g.nassigned, 7, 4, 1);
-	add_offer(&g.offers, &g.noffers, 8, 4, 0);
+	add_offer(&g, &g.assigned, &g.nassigned, 7, 4, 1);
+	add_offer(&g, &g.offers, &g.noffers, 8, 4, 0);
 	sweep(&g);
 	ok(file_there(dirfd, 7), "sweep keeps a dead holder's file: the "
 	    "others must see it die to move its partitions");
@@ -303,9 +308,7 @@ main(void)
 	ok(!file_there(dirfd, 1), "release removes the file");
 	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "released: unknown");
 	tmq_live_release(dirfd, 3, fd3);
-	free(g.members);
-	free(g.offers);
-	free(g.assigned);
+	tmq_group_state_free(&g);
 	rmdir(dir);	/* .tmq stays: best effort */
 	return done_testing();
 }
