@@ -4,7 +4,8 @@
  * in order of (accepted ascending, owned descending, id ascending), each
  * taking the first free partition on its list, round after round, until
  * every offered partition is taken.  Partitions at or past the topic's
- * count are no offer at all: no offer can make us allocate past it. */
+ * count are no offer at all: no offer can make us allocate past it, and
+ * the work is linear in the offers' lists and the topic's partitions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +26,6 @@ cmp_u(const void *a, const void *b)
 }
 
 static int
-has(const unsigned *v, unsigned n, unsigned x)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == x)
-			return 1;
-	return 0;
-}
-
-static int
 cmp_wish(const void *a, const void *b)
 {
 	const struct wish *x = a, *y = b;
@@ -52,15 +42,21 @@ static unsigned *
 uniq(const unsigned *v, unsigned n, unsigned limit, unsigned *out_n)
 {
 	unsigned *c, i, k = 0;
+	int sorted = 1;
 
 	/* calloc checks the product; n, an array in memory, is < SIZE_MAX. */
 	c = calloc((size_t)n + 1, sizeof *c);
 	if (c == NULL)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (v[i] < limit)
+		if (v[i] < limit) {
+			if (k > 0 && c[k - 1] >= v[i])
+				sorted = 0;
 			c[k++] = v[i];
-	qsort(c, k, sizeof *c, cmp_u);
+		}
+	/* The log's lists come sorted (groupmsg.h): no need to sort them. */
+	if (!sorted)
+		qsort(c, k, sizeof *c, cmp_u);
 	n = k;
 	k = 0;
 	for (i = 0; i < n; i++)
@@ -70,18 +66,24 @@ uniq(const unsigned *v, unsigned n, unsigned limit, unsigned *out_n)
 	return c;
 }
 
+/* Marks per partition while one offer is looked at. */
+#define ACC 1
+#define OWN 2
+#define TAKEN 4
+
 int
 tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
     struct tmq_error *e)
 {
-	struct wish *w = calloc(n ? n : 1, sizeof *w);
-	unsigned ntaken = 0, total = 0, i, j;
-	size_t maxp = 0;
-	unsigned char *is_taken = NULL;
-	int rc = -1, progress;
+	struct wish *w = calloc(n ? n : 1, sizeof *w), **live = NULL;
+	unsigned ntaken = 0, total = 0, nlive, i, j;
+	unsigned char *mark = calloc(nparts ? nparts : 1, 1);
+	int rc = -1;
 
-	if (w == NULL)
-		return tmq_fail(e, "out of memory");
+	if (w == NULL || mark == NULL) {
+		tmq_fail(e, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		struct tmq_offer *o = &offers[i];
 		unsigned *acc, nacc, *own, nown, k = 0;
@@ -100,58 +102,71 @@ tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
 			tmq_fail(e, "out of memory");
 			goto out;
 		}
-		for (j = 0; j < nown; j++)
-			if (has(acc, nacc, own[j]))
-				w[i].list[k++] = own[j];
-		/* The library counts owned entries as listed, repeats too. */
-		for (j = 0; j < o->nown; j++)
-			if (has(acc, nacc, o->own[j]))
-				w[i].nown++;
 		for (j = 0; j < nacc; j++)
-			if (!has(own, nown, acc[j]))
+			mark[acc[j]] |= ACC;
+		for (j = 0; j < nown; j++)
+			if (mark[own[j]] & ACC) {
+				mark[own[j]] |= OWN;
+				w[i].list[k++] = own[j];
+			}
+		/* The library counts owned entries as listed, repeats too
+		 * (those the parser dropped are in own_extra). */
+		for (j = 0; j < o->nown; j++)
+			if (o->own[j] < nparts && (mark[o->own[j]] & ACC))
+				w[i].nown++;
+		w[i].nown += o->own_extra;
+		for (j = 0; j < nacc; j++)
+			if (!(mark[acc[j]] & OWN))
 				w[i].list[k++] = acc[j];
 		w[i].n = k;
 		w[i].nacc = nacc;
-		for (j = 0; j < nacc; j++)
-			if ((size_t)acc[j] + 1 > maxp)
-				maxp = (size_t)acc[j] + 1;
+		/* Every partition offered by anyone must be taken. */
+		for (j = 0; j < nacc; j++) {
+			if (!(mark[acc[j]] & TAKEN))
+				total++;
+			mark[acc[j]] = TAKEN;
+		}
 		free(acc);
 		free(own);
 	}
-	is_taken = calloc(maxp ? maxp : 1, 1);
-	if (is_taken == NULL) {
+	memset(mark, 0, nparts ? nparts : 1);
+	qsort(w, n, sizeof *w, cmp_wish);
+	/* Round after round, in that order, each member takes the first
+	 * free partition of its list; one whose list ran out drops out of
+	 * the rounds, so that each costs what is still to hand out. */
+	live = malloc((n ? n : 1) * sizeof *live);
+	if (live == NULL) {
 		tmq_fail(e, "out of memory");
 		goto out;
 	}
-	/* Every partition offered by anyone must be taken. */
-	for (i = 0; i < n; i++)
-		for (j = 0; j < w[i].n; j++)
-			if (!is_taken[w[i].list[j]]) {
-				is_taken[w[i].list[j]] = 1;
-				total++;
-			}
-	memset(is_taken, 0, maxp ? maxp : 1);
-	qsort(w, n, sizeof *w, cmp_wish);
-	do {
-		progress = 0;
-		for (i = 0; i < n && ntaken < total; i++) {
-			struct wish *x = &w[i];
+	for (i = nlive = 0; i < n; i++)
+		if (w[i].n > 0)
+			live[nlive++] = &w[i];
+	while (ntaken < total && nlive > 0) {
+		unsigned k = 0;
 
-			while (x->pos < x->n && is_taken[x->list[x->pos]])
-				x->pos++;
-			if (x->pos == x->n)
-				continue;
-			is_taken[x->list[x->pos]] = 1;
-			x->o->got[x->o->ngot++] = x->list[x->pos++];
-			ntaken++;
-			progress = 1;
+		for (i = 0; i < nlive; i++) {
+			struct wish *x = live[i];
+
+			if (ntaken < total) {
+				while (x->pos < x->n && mark[x->list[x->pos]])
+					x->pos++;
+				if (x->pos < x->n) {
+					mark[x->list[x->pos]] = TAKEN;
+					x->o->got[x->o->ngot++] = x->list[x->pos++];
+					ntaken++;
+				}
+			}
+			if (x->pos < x->n)
+				live[k++] = x;
 		}
-	} while (ntaken < total && progress);
+		nlive = k;
+	}
 	for (i = 0; i < n; i++)
 		qsort(offers[i].got, offers[i].ngot, sizeof *offers[i].got, cmp_u);
 	rc = 0;
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; w != NULL && i < n; i++)
 		free(w[i].list);
 	if (rc < 0)
 		for (i = 0; i < n; i++) {
@@ -160,7 +175,8 @@ out:
 			offers[i].ngot = 0;
 		}
 	free(w);
-	free(is_taken);
+	free(live);
+	free(mark);
 	return rc;
 }
 

@@ -11,11 +11,15 @@ struct tmq_offer {
 	uint32_t member;
 	unsigned *own, nown;		/* what it holds */
 	unsigned *parts, nparts;	/* what it accepts */
+	unsigned own_extra;		/* repeats in own, of partitions it
+					 * accepts, dropped when read: counted
+					 * as owned (groupmsg.h) */
 	unsigned *got, ngot;		/* filled by tmq_assign, ascending */
 };
 
 /* Fill each offer's got/ngot, for a topic of nparts partitions (any
- * partition at or past it in an offer is ignored). */
+ * partition at or past it in an offer is ignored).  The cost is linear
+ * in the offers' lists, their count and nparts, whatever they hold. */
 int tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
     struct tmq_error *e);
 /* Free n offers' arrays and the offers themselves (NULL is fine). */

@@ -63,6 +63,7 @@ tmq_group_close(struct tmq_group *g)
 	tmq_codec_free(&g->codec);
 	tmq_topic_close(&g->log);
 	tmq_group_state_free(g);
+	tmq_gparser_free(&g->parser);
 	free(g->topic);
 	free(g->name);
 	memset(g, 0, sizeof *g);
@@ -121,10 +122,15 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 		}
 	}
 	if (g->name == NULL || tmq_codec_init(&g->codec, e) < 0 ||
+	    tmq_gparser_init(&g->parser, g->nparts, e) < 0 ||
 	    tmq_lr_open(&g->lr, g->log.dirfd, 0, 4, e) < 0) {
 		tmq_group_close(g);
 		return tmq_fail(e, "out of memory");
 	}
+	/* A line inflates to no more than a body of ours needs (the type
+	 * header too), and its JSON is read by groupmsg.c alone. */
+	g->codec.inf.max = tmq_gmsg_max_body(g->nparts) + 3;
+	g->codec.typed_unchecked = 1;
 	g->snap_every = tmq_gsnap_every();
 	return 0;
 }
@@ -295,7 +301,7 @@ dup_parts(const unsigned *v, unsigned n)
 {
 	unsigned *c = malloc((n ? n : 1) * sizeof *c);
 
-	if (c != NULL)
+	if (c != NULL && n > 0)
 		memcpy(c, v, n * sizeof *c);
 	return c;
 }
@@ -354,8 +360,11 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 		}
 		free(o->own);
 		free(o->parts);
+		/* The lists are sets of the topic's partitions (groupmsg.h):
+		 * no longer than the topic, whatever the line said. */
 		o->own = dup_parts(m->own, m->nown);
 		o->nown = m->nown;
+		o->own_extra = m->own_extra;
 		o->parts = dup_parts(m->parts, m->nparts);
 		o->nparts = m->nparts;
 		if (o->own == NULL || o->parts == NULL)
@@ -393,7 +402,7 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 			unsigned p = m->commits[i].partition;
 
 			if (p >= g->nparts)
-				continue;	/* dropped and said in next() */
+				continue;	/* the parser dropped those */
 			if (p >= g->ncommitted) {
 				int64_t *nc = realloc(g->committed,
 				    ((size_t)p + 1) * sizeof *nc);
@@ -415,52 +424,27 @@ apply(struct tmq_group *g, const struct tmq_gmsg *m, struct tmq_error *e)
 	return 0;
 }
 
-/* Keep the partitions of v below limit; the first other one in *bad. */
-static unsigned
-keep_below(unsigned *v, unsigned n, unsigned limit, unsigned *bad, int *any)
-{
-	unsigned i, k = 0;
-
-	for (i = 0; i < n; i++)
-		if (v[i] < limit)
-			v[k++] = v[i];
-		else if (!*any) {
-			*any = 1;
-			*bad = v[i];
-		}
-	return k;
-}
-
 /* A line may name partitions the topic does not have (a bug elsewhere, or
- * a hostile co-user): they are dropped from it, so that no line can make
- * a reader index or allocate past the topic, and the line is named once. */
+ * a hostile co-user): the parser dropped them (groupmsg.h), so that no
+ * line can make a reader index or allocate past the topic; the line is
+ * named once. */
 static void
-drop_absent(struct tmq_group *g, struct tmq_gmsg *m)
+said_absent(struct tmq_group *g, const struct tmq_gmsg *m)
 {
-	unsigned bad = 0, i, k = 0;
-	int any = 0;
 	char msg[256];
 
-	m->nown = keep_below(m->own, m->nown, g->nparts, &bad, &any);
-	m->nparts = keep_below(m->parts, m->nparts, g->nparts, &bad, &any);
-	for (i = 0; i < m->ncommits; i++)
-		if (m->commits[i].partition < g->nparts)
-			m->commits[k++] = m->commits[i];
-		else if (!any) {
-			any = 1;
-			bad = m->commits[i].partition;
-		}
-	m->ncommits = k;
-	if (!any || g->notice == NULL)
+	if (!m->has_absent || g->notice == NULL)
 		return;
 	if (!g->nparts_known)
 		snprintf(msg, sizeof msg, "group %s: offset %llu: partition %u "
 		    "is out of range (at most %u): ignored", g->name,
-		    (unsigned long long)m->offset, bad, TMQ_MAX_PARTITIONS);
+		    (unsigned long long)m->offset, (unsigned)m->absent,
+		    TMQ_MAX_PARTITIONS);
 	else
 		snprintf(msg, sizeof msg, "group %s: offset %llu: partition %u "
 		    "does not exist (topic has %u): ignored", g->name,
-		    (unsigned long long)m->offset, bad, g->nparts);
+		    (unsigned long long)m->offset, (unsigned)m->absent,
+		    g->nparts);
 	g->notice(g->notice_arg, msg);
 }
 
@@ -494,9 +478,10 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 		free(msg);
 		return 2;
 	}
-	if (tmq_line_decode(&g->codec, 4, g->log.ntypes, l.p, l.n, msg, e) < 0 ||
-	    msg->payload.type != TMQ_TYPED) {
-		if (msg->payload.type != TMQ_TYPED)
+	/* (A line that does not decode leaves msg unset: its error says.) */
+	rc = tmq_line_decode(&g->codec, 4, g->log.ntypes, l.p, l.n, msg, e);
+	if (rc < 0 || msg->payload.type != TMQ_TYPED) {
+		if (rc == 0)
 			tmq_fail(e, "not a group message");
 		tmq_fail_prefix(e, "group %s: offset %llu", g->name,
 		    (unsigned long long)l.offset);
@@ -504,8 +489,8 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 		return 2;
 	}
 	kind = (int)msg->payload.type_index;
-	if (tmq_gmsg_parse((enum tmq_gkind)kind, (const char *)msg->payload.data,
-	    msg->payload.len, m, e) < 0) {
+	if (tmq_gmsg_parse(&g->parser, (enum tmq_gkind)kind,
+	    (const char *)msg->payload.data, msg->payload.len, m, e) < 0) {
 		tmq_fail_prefix(e, "group %s: offset %llu", g->name,
 		    (unsigned long long)l.offset);
 		free(msg);
@@ -515,7 +500,7 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 	m->ts = msg->ts;
 	m->offset = l.offset;
 	free(msg);
-	drop_absent(g, m);
+	said_absent(g, m);
 	if (apply(g, m, e) < 0) {
 		tmq_gmsg_clear(m);
 		return -1;

@@ -72,6 +72,7 @@ struct tmq_group {
 	 * room, so that a log of n members or offers costs O(n). */
 	struct tmq_idindex member_ix, offer_ix, assigned_ix;
 	size_t members_cap, offers_cap;
+	struct tmq_gparser parser;	/* bodies, bounded by nparts */
 };
 
 #define TMQ_NOT_COMMITTED (-2)

@@ -13,7 +13,8 @@
  *       u32 n, n x u32 confirmed
  *   u32 noffers, then the offers of the rebalance under way, and
  *   u32 nassigned, then those of the last completed one, each:
- *       u32 member, u32 nown, nown x u32, u32 nparts, nparts x u32
+ *       u32 member, u32 nown, nown x u32, u32 nparts, nparts x u32,
+ *       u32 own_extra
  *   u32 ncommitted, ncommitted x i64
  *   u64 XXH3 of all the bytes before it
  *
@@ -56,7 +57,7 @@
 #include "modes.h"
 
 #define MAGIC "TMQGSNAP"
-#define SNAP_VERSION 2
+#define SNAP_VERSION 3
 #define SNAP_DIR ".tmq"
 #define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
@@ -188,6 +189,7 @@ put_offers(struct out *o, const struct tmq_offer *of, unsigned n)
 		put_u32(o, of[i].member);
 		put_parts(o, of[i].own, of[i].nown);
 		put_parts(o, of[i].parts, of[i].nparts);
+		put_u32(o, of[i].own_extra);
 	}
 }
 
@@ -348,7 +350,7 @@ static struct tmq_offer *
 get_offers(struct in *in, unsigned *n, unsigned nparts)
 {
 	struct tmq_offer *o;
-	uint32_t i, c = get_count(in, 12);
+	uint32_t i, c = get_count(in, 16);
 
 	*n = 0;
 	if (in->bad)
@@ -364,6 +366,7 @@ get_offers(struct in *in, unsigned *n, unsigned nparts)
 		o[i].member = get_u32(in);
 		o[i].own = get_parts(in, &o[i].nown);
 		o[i].parts = get_parts(in, &o[i].nparts);
+		o[i].own_extra = get_u32(in);
 		*n = i + 1;
 		/* The log's partitions past the topic's are dropped as the
 		 * log is read: here they are wrong. */

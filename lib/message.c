@@ -104,7 +104,8 @@ tmq_line_decode(struct tmq_codec *c, int key_width, unsigned ntypes,
 		return tmq_fail(e, "bad base85 in the body");
 	if (tmq_inflate(&c->inf, c->b85, (size_t)z, &raw, &rawlen, e) < 0)
 		return -1;
-	if (tmq_payload_parse(raw, rawlen, &m->payload, e) < 0)
+	if ((c->typed_unchecked ? tmq_payload_split : tmq_payload_parse)(raw,
+	    rawlen, &m->payload, e) < 0)
 		return -1;
 	if (m->payload.type == TMQ_TYPED && m->payload.type_index >= ntypes)
 		return tmq_fail(e, "unknown type index %u",

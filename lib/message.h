@@ -29,6 +29,9 @@ struct tmq_codec {
 	size_t scratch_cap;
 	unsigned char *b85;		/* decoded body */
 	size_t b85_cap;
+	/* Leave typed payloads' JSON to the caller (tmq_payload_split), who
+	 * reads it with checks of its own; 0 as init leaves it. */
+	int typed_unchecked;
 };
 
 int tmq_codec_init(struct tmq_codec *c, struct tmq_error *e);

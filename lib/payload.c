@@ -7,6 +7,17 @@ int
 tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,
     struct tmq_error *e)
 {
+	if (tmq_payload_split(raw, n, p, e) < 0)
+		return -1;
+	if (p->type == TMQ_TYPED && !tmq_json_is_object(p->data, p->len))
+		return tmq_fail(e, "typed payload is not a JSON object");
+	return 0;
+}
+
+int
+tmq_payload_split(const unsigned char *raw, size_t n, struct tmq_payload *p,
+    struct tmq_error *e)
+{
 	if (n > 0 && raw[0] == TMQ_MAGIC_BYTES) {
 		p->type = TMQ_BYTES;
 		p->data = raw + 1;
@@ -20,8 +31,6 @@ tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,
 		p->type_index = (unsigned)raw[1] << 8 | raw[2];
 		p->data = raw + 3;
 		p->len = n - 3;
-		if (!tmq_json_is_object(p->data, p->len))
-			return tmq_fail(e, "typed payload is not a JSON object");
 		return 0;
 	}
 	if (n > 0 && raw[0] >= 0xF8 && raw[0] <= 0xFA)

@@ -25,6 +25,10 @@ struct tmq_payload {
  * and any other non-UTF-8 first byte are errors. */
 int tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,
     struct tmq_error *e);
+/* The same, leaving a typed payload's JSON unchecked, for a caller that
+ * reads it with checks of its own (group messages: groupmsg.h). */
+int tmq_payload_split(const unsigned char *raw, size_t n, struct tmq_payload *p,
+    struct tmq_error *e);
 /* Write the marker bytes for p into hdr (at most 3); returns how many. */
 size_t tmq_payload_header(const struct tmq_payload *p, unsigned char hdr[3]);
 

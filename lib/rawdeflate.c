@@ -91,25 +91,26 @@ int
 tmq_inflate(struct tmq_inflater *f, const unsigned char *in, size_t n,
     const unsigned char **out, size_t *outlen, struct tmq_error *e)
 {
-	size_t have = 0;
+	size_t have = 0, max = f->max ? f->max : TMQ_PAYLOAD_MAX, room;
 	int rc;
 
 	inflateReset(&f->zs);
 	f->zs.next_in = (unsigned char *)in;
 	f->zs.avail_in = (uInt)n;
 	for (;;) {
+		room = f->cap < max ? f->cap : max;
 		f->zs.next_out = f->buf + have;
-		f->zs.avail_out = (uInt)(f->cap - have);
+		f->zs.avail_out = (uInt)(room - have);
 		rc = inflate(&f->zs, Z_FINISH);
-		have = f->cap - f->zs.avail_out;
+		have = room - f->zs.avail_out;
 		if (rc == Z_STREAM_END)
 			break;
 		if (rc == Z_BUF_ERROR && f->zs.avail_out == 0) {
 			unsigned char *nb;
 
-			if (f->cap >= TMQ_PAYLOAD_MAX)
-				return tmq_fail(e, "payload inflates beyond %u "
-				    "bytes", TMQ_PAYLOAD_MAX);
+			if (room >= max)
+				return tmq_fail(e, "payload inflates beyond %zu "
+				    "bytes", max);
 			nb = realloc(f->buf, f->cap * 2);
 			if (nb == NULL)
 				return tmq_fail(e, "out of memory");

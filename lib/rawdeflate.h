@@ -22,8 +22,10 @@ struct tmq_deflater {
 struct tmq_inflater {
 	z_stream zs;
 	int ready;
-	unsigned char *buf;	/* grows up to TMQ_PAYLOAD_MAX */
+	unsigned char *buf;	/* grows up to max */
 	size_t cap;
+	size_t max;		/* what a payload may inflate to; 0 (as
+				 * init leaves it): TMQ_PAYLOAD_MAX */
 };
 
 int tmq_deflater_init(struct tmq_deflater *d, struct tmq_error *e);
@@ -36,7 +38,7 @@ size_t tmq_deflate(struct tmq_deflater *d, const unsigned char *in, size_t n,
 int tmq_inflater_init(struct tmq_inflater *f, struct tmq_error *e);
 void tmq_inflater_free(struct tmq_inflater *f);
 /* Inflate into the inflater's own buffer; *out points into it until the
- * next call.  -1 on a bad stream or one over TMQ_PAYLOAD_MAX. */
+ * next call.  -1 on a bad stream or one over f->max. */
 int tmq_inflate(struct tmq_inflater *f, const unsigned char *in, size_t n,
     const unsigned char **out, size_t *outlen, struct tmq_error *e);
 

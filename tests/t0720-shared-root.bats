@@ -790,3 +790,90 @@ stopped() {
 	run ls -A "$TMQ_ROOT"
 	assert_output ''
 }
+
+# ------------------------------------------------- group logs and snapshots
+
+# A root of U1's making, setgid to GRP: U1 owns topic ev (2 partitions,
+# messages a, b, c at offsets 0 to 2 of partition 0) and group G, which
+# resumes partition 0 at 2.  The co-user's tool goes in $SHARED/bin: glines
+# (lines of any body appended to a group's log).
+hostile_setup() {
+	two_users
+	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
+	cat >"$SHARED/bin/glines" <<-'PY'
+	#!/usr/bin/python3
+	# glines FILE KIND BODY N KEY: append N lines of KIND (a type index)
+	# with BODY to a group log FILE, under keys KEY, KEY+1, ...; in BODY,
+	# ZEROS(k) stands for k zeros separated by commas.
+	import base64, re, struct, sys, time, zlib
+	path, kind, body, n, key = sys.argv[1:6]
+	body = re.sub(r"ZEROS\((\d+)\)", lambda m: ",".join(["0"] * int(m[1])), body)
+	raw = b"\xfb" + int(kind).to_bytes(2, "big") + body.encode()
+	z = zlib.compressobj(9, zlib.DEFLATED, -15)
+	enc = base64.b85encode(z.compress(raw) + z.flush())
+	ts = base64.b85encode(struct.pack(">d", time.time()))
+	with open(path, "ab") as f:
+	    f.write(b"".join(base64.b85encode((int(key) + i).to_bytes(4, "big")) +
+	                     ts + enc + b"\n" for i in range(int(n))))
+	PY
+	chmod 755 "$SHARED"/bin/*
+	as "$U1" 'tmq-topic create ev -p 2 && tmq-put -k 0 ev a b c && tmq-get -g G -P 0 -n 1 ev >/dev/null && tmq-commit G 0 1'
+}
+
+# The group's log file.
+glog() {
+	echo "$SHARED"/root/--group--G/0-*.tmf
+}
+
+# peak KIB COMMAND...: run COMMAND, failing (and saying so) when its peak
+# resident memory passes KIB KiB.  (For as: sh, and a file of its own.)
+peak() {
+	local max=$1 st=0 rss f
+	shift
+	f=$(mktemp)
+	/usr/bin/time -f %M -o "$f" "$@" || st=$?
+	rss=$(tail -n 1 "$f")
+	rm -f "$f"
+	if [ "$rss" -gt "$max" ]; then
+		echo "peak: $* used $rss KiB (more than $max)" >&2
+		return 99
+	fi
+	return "$st"
+}
+
+@test "a co-user's group lines with lists of millions of entries cost readers no more than the topic's partitions allow, and their snapshot stays small" {
+	local f end
+	hostile_setup
+	f=$(glog)
+	end=$(($(date +%s) + 1))
+	# A rebalance whose 40 offers each repeat partition 0 1.58 million
+	# times (deflate makes each a 4 KB line), then 1,000 commits.
+	run as "$U2" "glines $f 4 '{\"timestamp\":$end}' 1 100 &&
+	    glines $f 2 '{\"own\":[],\"partitions\":[ZEROS(1580000)]}' 40 100 &&
+	    glines $f 6 '{\"partition_offsets\":[[1,1]]}' 1000 100"
+	assert_success
+	[ "$(wc -l <"$f")" -gt 1040 ]
+	# Refused unread (no body of ours is that long), each said once.
+	run --separate-stderr as "$U1" "$(declare -f peak); peak 65536 tmq-group describe G"
+	assert_success
+	assert_equal "$(grep -c 'payload inflates beyond 4195 bytes$' <<<"$stderr")" 40
+	assert_equal "$(wc -l <<<"$stderr")" 40
+	# Repeats that fit in a body of ours are dropped as it is read: 60
+	# offers of 1,000 zeros leave 60 offers of partitions 0 and 1, in
+	# memory and in the snapshot.
+	run as "$U2" "glines $f 4 '{\"timestamp\":$end}' 1 200 &&
+	    glines $f 2 '{\"own\":[ZEROS(1000)],\"partitions\":[ZEROS(1000),1]}' 60 200 &&
+	    glines $f 5 '{}' 1 200 && glines $f 6 '{\"partition_offsets\":[[1,1]]}' 1000 200"
+	assert_success
+	run --separate-stderr as "$U1" "$(declare -f peak); TMQ_SNAPSHOT_EVERY=1 peak 65536 tmq-group describe --json G"
+	assert_success
+	assert_equal "$stderr" ''	# (from the first reader's snapshot)
+	assert_output --partial '"owner":200},{"partition":1,'
+	assert_output --partial '"owner":201}]'
+	run stat -c %s "$SHARED/root/--group--G/.tmq/snapshot"
+	[ "$output" -lt 100000 ] || { echo "snapshot of $output bytes"; false; }
+	# A member joins past them all, in bounded memory.
+	run --separate-stderr as "$U1" "$(declare -f peak); peak 65536 timeout 120 tmq-get -g G --window 1 -n 1 -F '%p %o\n' ev"
+	assert_success
+	assert_output '0 2'
+}
