@@ -461,10 +461,12 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 	rc = tmq_lr_next(&g->lr, &l, e);
 	if (rc <= 0) {
 		free(msg);
-		/* Caught up, and far enough past the last snapshot: a new one
-		 * saves the next reader those lines (best effort). */
+		/* Caught up, and far enough past the last snapshot (or the one
+		 * there was refused): a new one saves the next reader those
+		 * lines (best effort). */
 		if (rc == 0 && g->snap_every != 0 && !g->snap_off &&
-		    g->read_to - g->snap_at >= g->snap_every) {
+		    (g->snap_refused ||
+		    g->read_to - g->snap_at >= g->snap_every)) {
 			struct tmq_error ignored;
 
 			tmq_gsnap_save(g, &ignored);

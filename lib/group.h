@@ -66,6 +66,7 @@ struct tmq_group {
 	uint64_t snap_every;		/* lines between them; 0: none */
 	uint64_t snap_at;		/* read_to of the last one seen */
 	int snap_off;			/* the state is no longer the log's */
+	int snap_refused;		/* one was refused: replace it */
 
 	/* Derived from the state, never stored: where each id is in
 	 * members, offers and assigned (tmq_group_reindex), and the arrays'

@@ -18,6 +18,17 @@
  *   u32 ncommitted, ncommitted x i64
  *   u64 XXH3 of all the bytes before it
  *
+ * The checksum guards against accidents only: anyone in the group may
+ * write a snapshot, and compute its checksum.  So a snapshot is a cache
+ * of what the log says, and each of its values is checked as strictly as
+ * the log's own lines are, against what a log of the length it covers
+ * can produce (see decode_state); one that fails is refused, said once
+ * through the group's notice, and the log replayed (and the snapshot
+ * replaced).  What a snapshot may hold is bounded the same way: at most
+ * one member a line covered, each list a set of the topic's partitions,
+ * no file past SNAP_MAX.  Its accidents (torn, other versions, another
+ * log's) cost a replay, silently.
+ *
  * The shares (got) of the last rebalance are not stored: they are computed
  * again from its offers, as every reader of the log computes them.  The
  * state depends on the topic's partition count (partitions past it in the
@@ -40,6 +51,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,7 +273,8 @@ static int
 take(struct in *in, void *v, size_t n)
 {
 	if (in->bad || in->n - in->at < n) {
-		in->bad = 1;
+		if (!in->bad)
+			in->bad = 1;
 		memset(v, 0, n);
 		return -1;
 	}
@@ -320,34 +333,69 @@ get_count(struct in *in, size_t min)
 	uint32_t n = get_u32(in);
 
 	if (in->bad || n > (in->n - in->at) / min) {
-		in->bad = 1;
+		if (!in->bad)
+			in->bad = 1;
 		return 0;
 	}
 	return n;
 }
 
+/* A list of partitions, as the log's lines leave them (groupmsg.h): a set
+ * of the topic's, ascending (NULL when empty); "what" and id name it in
+ * the refusal. */
 static unsigned *
-get_parts(struct in *in, unsigned *n)
+get_parts(struct in *in, unsigned *n, unsigned nparts, const char *what,
+    uint32_t id, struct tmq_error *e)
 {
 	unsigned *v;
 	uint32_t i, c = get_count(in, 4);
 
 	*n = 0;
-	if (in->bad)
+	if (in->bad || c == 0)
 		return NULL;
-	v = malloc((c ? c : 1) * sizeof *v);
+	if (c > nparts) {
+		tmq_fail(e, "%s %u: %u partitions, of %u", what, (unsigned)id, c,
+		    nparts);
+		in->bad = 2;
+		return NULL;
+	}
+	v = malloc(c * sizeof *v);
 	if (v == NULL) {
 		in->bad = 1;
 		return NULL;
 	}
-	for (i = 0; i < c; i++)
+	for (i = 0; i < c; i++) {
 		v[i] = get_u32(in);
+		if (!in->bad && (v[i] >= nparts || (i > 0 && v[i] <= v[i - 1]))) {
+			tmq_fail(e, "%s %u: partition %u %s", what, (unsigned)id,
+			    v[i], v[i] >= nparts ? "does not exist" :
+			    "out of order or twice");
+			in->bad = 2;
+		}
+	}
 	*n = c;
 	return v;
 }
 
+/* Whether the ascending lists a and b share a partition. */
+static int
+meet(const unsigned *a, unsigned na, const unsigned *b, unsigned nb)
+{
+	unsigned i = 0, j = 0;
+
+	while (i < na && j < nb)
+		if (a[i] == b[j])
+			return 1;
+		else if (a[i] < b[j])
+			i++;
+		else
+			j++;
+	return 0;
+}
+
 static struct tmq_offer *
-get_offers(struct in *in, unsigned *n, unsigned nparts)
+get_offers(struct in *in, unsigned *n, unsigned nparts, const char *what,
+    struct tmq_error *e)
 {
 	struct tmq_offer *o;
 	uint32_t i, c = get_count(in, 16);
@@ -361,38 +409,46 @@ get_offers(struct in *in, unsigned *n, unsigned nparts)
 		return NULL;
 	}
 	for (i = 0; i < c && !in->bad; i++) {
-		unsigned k;
-
 		o[i].member = get_u32(in);
-		o[i].own = get_parts(in, &o[i].nown);
-		o[i].parts = get_parts(in, &o[i].nparts);
-		o[i].own_extra = get_u32(in);
 		*n = i + 1;
-		/* The log's partitions past the topic's are dropped as the
-		 * log is read: here they are wrong. */
-		for (k = 0; k < o[i].nparts; k++)
-			if (o[i].parts[k] >= nparts)
-				in->bad = 1;
-		for (k = 0; k < o[i].nown; k++)
-			if (o[i].own[k] >= nparts)
-				in->bad = 1;
+		o[i].own = get_parts(in, &o[i].nown, nparts, what, o[i].member, e);
+		o[i].parts = get_parts(in, &o[i].nparts, nparts, what,
+		    o[i].member, e);
+		o[i].own_extra = get_u32(in);
+		/* Repeats are of owned partitions it accepts, each a 2-byte
+		 * entry at least of a body no longer than ours can be. */
+		if (!in->bad && o[i].own_extra != 0 &&
+		    (o[i].own_extra > tmq_gmsg_max_body(nparts) / 2 ||
+		    !meet(o[i].own, o[i].nown, o[i].parts, o[i].nparts))) {
+			tmq_fail(e, "%s %u: %u repeats of nothing it owns", what,
+			    (unsigned)o[i].member, o[i].own_extra);
+			in->bad = 2;
+		}
 	}
 	return o;
 }
 
+/* Refuse the snapshot: a value no log of this length can leave. */
+#define REFUSE(...) do { tmq_fail(e, __VA_ARGS__); return -2; } while (0)
+
+/* The state and position, every value checked against what the log it
+ * says it covers can produce (group.c's apply is the reference): -1 when
+ * the bytes are not a snapshot's (or out of memory), -2 when they are
+ * one that no log of ours can leave. */
 static int
 decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
     struct tmq_error *e)
 {
 	uint32_t i, c, flags, max = 0;
+	uint64_t last_first;
 
 	g->read_to = get_u64(in);
 	pos->nparts = get_u32(in);
 	if (pos->nparts == 0 || pos->nparts > TMQ_MAX_PARTITIONS)
-		return tmq_fail(e, "bad partition count");
+		REFUSE("bad partition count %u", pos->nparts);
 	c = get_count(in, 12);
 	if (in->bad || c == 0)
-		return tmq_fail(e, "bad file list");
+		REFUSE("bad file list");
 	pos->firsts = malloc(c * sizeof *pos->firsts);
 	pos->days = malloc(c * sizeof *pos->days);
 	if (pos->firsts == NULL || pos->days == NULL)
@@ -402,7 +458,7 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		pos->firsts[i] = get_u64(in);
 		pos->days[i] = get_u32(in);
 		if (i > 0 && pos->firsts[i] < pos->firsts[i - 1])
-			return tmq_fail(e, "files out of order");
+			REFUSE("log files out of order");
 	}
 	pos->first_ino = get_u64(in);
 	pos->first_len = get_u64(in);
@@ -410,26 +466,46 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 	pos->last_ino = get_u64(in);
 	pos->last_len = get_u64(in);
 	pos->last_hash = get_u64(in);
+	/* The covered part of the last file holds read_to - FIRST lines, a
+	 * byte each at least (its newline): read_to cannot go past it. */
+	last_first = pos->firsts[c - 1];
 	if (pos->last_len > INT64_MAX || pos->first_len > INT64_MAX ||
-	    g->read_to < pos->firsts[c - 1] || (c == 1 &&
-	    (pos->first_ino != pos->last_ino ||
+	    g->read_to < last_first ||
+	    g->read_to - last_first > pos->last_len ||
+	    (pos->last_len > 0 && g->read_to == last_first) ||
+	    (c == 1 && (pos->first_ino != pos->last_ino ||
 	    pos->first_len != pos->last_len)))
-		return tmq_fail(e, "bad position");
+		REFUSE("position %llu not in the covered log",
+		    (unsigned long long)g->read_to);
 	g->max_key = get_u32(in);
 	flags = get_u32(in);
 	if (flags > 3)
-		return tmq_fail(e, "bad flags");
+		REFUSE("bad flags %u", flags);
 	g->rebalancing = (flags & 1) != 0;
 	g->have_assignment = (flags & 2) != 0;
 	g->rebal_end = get_f64(in);
 	g->rebal_offset = get_u64(in);
 	g->ended_offset = get_u64(in);
-	if (g->rebal_offset >= g->read_to && (g->rebalancing ||
-	    g->rebal_offset != 0))
-		return tmq_fail(e, "bad rebalance offset");
-	if (g->ended_offset >= g->read_to && g->ended_offset != 0)
-		return tmq_fail(e, "bad rebalance end");
+	/* A BEGINREBAL, if any, is the one in force or the one the last
+	 * ENDREBAL closed; the ENDREBAL comes after it, the next BEGINREBAL
+	 * after that; an END is a finite time. */
+	if (!g->rebalancing && !g->have_assignment ?
+	    g->rebal_offset != 0 || g->rebal_end != 0 :
+	    g->rebal_offset >= g->read_to || !isfinite(g->rebal_end))
+		REFUSE("bad rebalance offset %llu",
+		    (unsigned long long)g->rebal_offset);
+	if (!g->have_assignment ? g->ended_offset != 0 :
+	    g->ended_offset >= g->read_to || (g->rebalancing ?
+	    g->ended_offset >= g->rebal_offset :
+	    g->ended_offset <= g->rebal_offset))
+		REFUSE("bad rebalance end %llu",
+		    (unsigned long long)g->ended_offset);
+	/* Each member was heard on a line of its own: no more of them than
+	 * lines. */
 	c = get_count(in, 35);
+	if (c > g->read_to)
+		REFUSE("%u members in %llu lines", c,
+		    (unsigned long long)g->read_to);
 	g->members = calloc(c ? c : 1, sizeof *g->members);
 	if (g->members == NULL)
 		return tmq_fail(e, "out of memory");
@@ -440,53 +516,91 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		m->id = get_u32(in);
 		claimed = get_u8(in);
 		conf = get_u8(in);
-		if (claimed > 1 || conf > 1)
-			in->bad = 1;
 		m->claimed = (int)claimed;
 		m->has_confirmed = (int)conf;
 		m->tag = get_u64(in);
 		m->last_seen = get_f64(in);
 		m->last_offset = get_u64(in);
 		left = get_u8(in);
-		if (left > 1)
-			in->bad = 1;
 		m->left = (int)left;
-		m->confirmed = get_parts(in, &m->nconfirmed);
+		m->confirmed = get_parts(in, &m->nconfirmed, pos->nparts,
+		    "member", m->id, e);
 		g->nmembers = i + 1;
 		if (m->id > max)
 			max = m->id;
+		if (in->bad)
+			break;
+		if (claimed > 1 || conf > 1 || left > 1 ||
+		    (!claimed && m->tag != 0) || (!conf && m->nconfirmed != 0))
+			REFUSE("member %u: bad flags", (unsigned)m->id);
+		if (m->last_offset >= g->read_to)
+			REFUSE("member %u: heard at offset %llu, past the covered "
+			    "log", (unsigned)m->id,
+			    (unsigned long long)m->last_offset);
 	}
+	if (in->bad == 2)
+		return -2;
 	/* Every message's key is a member, and max_key the largest of them:
 	 * a new member takes max_key + 1, so it must be exact. */
 	if (!in->bad && max != g->max_key)
-		return tmq_fail(e, "bad largest member id");
-	g->offers = get_offers(in, &g->noffers, pos->nparts);
-	g->assigned = get_offers(in, &g->nassigned, pos->nparts);
+		REFUSE("bad largest member id %u", g->max_key);
+	g->offers = get_offers(in, &g->noffers, pos->nparts, "offer of member",
+	    e);
+	g->assigned = get_offers(in, &g->nassigned, pos->nparts,
+	    "share of member", e);
+	if (in->bad == 2)
+		return -2;
 	if (!in->bad && (!g->rebalancing && g->noffers != 0))
-		return tmq_fail(e, "offers outside a rebalance");
+		REFUSE("offers outside a rebalance");
 	if (!in->bad && !g->have_assignment && g->nassigned != 0)
-		return tmq_fail(e, "shares without a rebalance");
+		REFUSE("shares without a rebalance");
 	c = get_count(in, 8);
 	if (c > pos->nparts)
-		return tmq_fail(e, "too many partitions");
+		REFUSE("commits of %u partitions, of %u", c, pos->nparts);
 	g->committed = malloc((c ? c : 1) * sizeof *g->committed);
 	if (g->committed == NULL)
 		return tmq_fail(e, "out of memory");
-	for (i = 0; i < c; i++)
-		g->committed[i] = (int64_t)get_u64(in);
 	g->ncommitted = c;
+	for (i = 0; i < c; i++) {
+		g->committed[i] = (int64_t)get_u64(in);
+		/* What a COMMIT can say: an offset of 0 to 2^63-1, or -1
+		 * ("now"); never committed (-2) only below the last one. */
+		if (!in->bad && (g->committed[i] < TMQ_NOT_COMMITTED ||
+		    (g->committed[i] == TMQ_NOT_COMMITTED && i == c - 1)))
+			REFUSE("partition %u: committed offset %lld is not one "
+			    "a commit can hold", (unsigned)i,
+			    (long long)g->committed[i]);
+	}
 	if (in->bad)
-		return tmq_fail(e, "truncated");
+		REFUSE("truncated");
 	if (in->at != in->n)
-		return tmq_fail(e, "trailing bytes");
+		REFUSE("trailing bytes");
 	/* Ids once each in members, offers and shares (the indexes). */
 	if (tmq_group_reindex(g, e) < 0)
-		return -1;
+		return -2;
+	for (i = 0; i < g->noffers; i++) {
+		const struct tmq_offer *o = &g->offers[i];
+		const struct tmq_gmember *m = tmq_group_find_member(g,
+		    o->member);
+
+		/* An offer under way is its member's latest line of the
+		 * kind, after the BEGINREBAL; it left when it took nothing. */
+		if (m == NULL || m->last_offset <= g->rebal_offset ||
+		    m->left != (o->nparts == 0))
+			REFUSE("offer of member %u not its own",
+			    (unsigned)o->member);
+	}
+	for (i = 0; i < g->nassigned; i++)
+		if (tmq_group_find_member(g, g->assigned[i].member) == NULL)
+			REFUSE("share of member %u, not a member",
+			    (unsigned)g->assigned[i].member);
 	if (g->have_assignment && tmq_assign(g->assigned, g->nassigned,
 	    pos->nparts, e) < 0)
 		return -1;
 	return 0;
 }
+
+#undef REFUSE
 
 int
 tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
@@ -495,7 +609,7 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 	struct in in;
 	unsigned char h[8];
 	uint64_t sum = 0;
-	int i;
+	int i, rc;
 
 	memset(pos, 0, sizeof *pos);
 	if (n < 8 + 4 + 8 || memcmp(p, MAGIC, 8) != 0)
@@ -511,10 +625,11 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 	in.bad = 0;
 	if (get_u32(&in) != SNAP_VERSION)
 		return tmq_fail(e, "snapshot version not known");
-	if (decode_state(&in, g, pos, e) < 0) {
+	rc = decode_state(&in, g, pos, e);
+	if (rc < 0) {
 		tmq_group_state_free(g);
 		tmq_gsnap_pos_free(pos);
-		return -1;
+		return rc;
 	}
 	return 0;
 }
@@ -713,6 +828,20 @@ tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e)
 		return 0;
 	rc = tmq_gsnap_decode(buf, n, g, &pos, e);
 	free(buf);
+	if (rc == -2) {
+		/* Sealed, so no accident, yet no log of ours leaves it: said
+		 * (once: a reader loads only at its start), and replaced by
+		 * this reader once it has read the log. */
+		char msg[sizeof e->msg + 128];
+
+		g->snap_refused = 1;
+		if (g->notice != NULL) {
+			snprintf(msg, sizeof msg, "group %s: %s/%s/%s refused "
+			    "(%s): the log is read in full", g->name,
+			    g->log.name, SNAP_DIR, SNAP_NAME, e->msg);
+			g->notice(g->notice_arg, msg);
+		}
+	}
 	if (rc < 0)
 		return 0;
 	if (pos.nparts != g->nparts) {
@@ -747,6 +876,7 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 
 	memset(&pos, 0, sizeof pos);
 	g->snap_at = g->read_to;	/* whatever happens, not again at once */
+	g->snap_refused = 0;
 	pos.nparts = g->nparts;
 	if (tmq_lr_tell(&g->lr, &file, &pos.last_len) < 0)
 		return tmq_fail(e, "not at a line's start");
@@ -788,6 +918,11 @@ tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
 	fd = -1;
 	if (tmq_gsnap_encode(g, &pos, &buf, &n, e) < 0)
 		goto out;
+	/* No reader would take it (read_snapshot). */
+	if (n > SNAP_MAX) {
+		tmq_fail(e, "a snapshot of %zu bytes is too large", n);
+		goto out;
+	}
 	dfd = open_snapdir(g, 1);
 	if (dfd < 0) {
 		tmq_fail_errno(e, "%s", SNAP_DIR);

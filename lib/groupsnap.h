@@ -8,8 +8,11 @@
  * the inode, covered length and an XXH3 hash of the first and of the last
  * 4 KiB of the first and the last file covered (see groupsnap.c).  Any
  * mismatch, and any snapshot that is not exactly well formed (it carries
- * its own XXH3 checksum), means a full replay instead.  A snapshot is a
- * cache: failing to write one (no write access) only costs time. */
+ * its own XXH3 checksum), means a full replay instead.  Anyone in the group
+ * can write one, checksum and all: each value is checked against what a
+ * log of the length covered can leave, and a snapshot that holds another
+ * is refused, said through the group's notice, and replaced.  A snapshot
+ * is a cache: failing to write one (no write access) only costs time. */
 #ifndef TMQ_GROUPSNAP_H
 #define TMQ_GROUPSNAP_H
 
@@ -40,14 +43,16 @@ int tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
     unsigned char **out, size_t *n, struct tmq_error *e);
 /* Parse a snapshot into the state fields of g (which must hold no state
  * yet) and pos.  Anything not exactly as encode writes it is an error, and
- * then g and pos are left empty. */
+ * then g and pos are left empty: -1 for what is no snapshot of ours (torn,
+ * another version), -2 for a sealed one holding what no log can leave. */
 int tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
     struct tmq_gsnap_pos *pos, struct tmq_error *e);
 
 /* On a group just opened: take the state from its snapshot when one
  * matches the log, and position the log's reader after what it covers.
  * 1 when it did, 0 when there is none or it does not match (g unchanged;
- * why in e, for the curious). */
+ * why in e, for the curious; a refused one is also said through
+ * g->notice, and replaced at the next tmq_group_next that catches up). */
 int tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e);
 /* Write a snapshot of g's state as of its reader's position, atomically
  * (a temporary file renamed into place).  0 when written, -1 when not. */

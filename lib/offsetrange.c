@@ -7,8 +7,10 @@
 enum tmq_range
 tmq_range_of(int64_t committed, uint64_t first, uint64_t end)
 {
+	if (committed == -2 || committed == -1)
+		return TMQ_IN_RANGE;	/* never committed (group.h), or "now" */
 	if (committed < 0)
-		return TMQ_IN_RANGE;	/* never committed, or "now" */
+		return TMQ_BEFORE_FIRST;	/* no offset: none to resume at */
 	if ((uint64_t)committed > end)
 		return TMQ_PAST_END;
 	if ((uint64_t)committed < first)

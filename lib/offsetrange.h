@@ -19,7 +19,8 @@ enum tmq_reset {
 };
 
 /* Where a committed offset (TMQ_NOT_COMMITTED and -1, "now", are always
- * in range) stands against the partition's [first, end]. */
+ * in range; any other negative one is before the first) stands against
+ * the partition's [first, end]. */
 enum tmq_range tmq_range_of(int64_t committed, uint64_t first, uint64_t end);
 /* "past the end" or "before the first offset". */
 const char *tmq_range_text(enum tmq_range r);

@@ -795,11 +795,15 @@ stopped() {
 
 # A root of U1's making, setgid to GRP: U1 owns topic ev (2 partitions,
 # messages a, b, c at offsets 0 to 2 of partition 0) and group G, which
-# resumes partition 0 at 2.  The co-user's tool goes in $SHARED/bin: glines
-# (lines of any body appended to a group's log).
+# resumes partition 0 at 2.  The co-user's tools go in $SHARED/bin: gsnap-seal
+# (tests/gsnap-seal.c: a checksum for a snapshot edited by hand) and
+# glines (lines of any body appended to a group's log).
 hostile_setup() {
 	two_users
 	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
+	local seal=${TMQ_BIN:?}/../tests/gsnap-seal
+	[ -x "$seal" ] || { echo "build $seal first (make check builds it)" >&2; return 1; }
+	cp "$seal" "$SHARED/bin/"
 	cat >"$SHARED/bin/glines" <<-'PY'
 	#!/usr/bin/python3
 	# glines FILE KIND BODY N KEY: append N lines of KIND (a type index)
@@ -839,6 +843,43 @@ peak() {
 		return 99
 	fi
 	return "$st"
+}
+
+@test "a co-user's forged snapshot (committed offsets -5 and -2^63, checksum recomputed) is refused, said once, the log read in full and the snapshot replaced" {
+	local want d forge
+	hostile_setup
+	d=$SHARED/root/--group--G/.tmq
+	run --separate-stderr as "$U1" 'TMQ_SNAPSHOT_EVERY=1 tmq-group describe G'
+	assert_success
+	[ -f "$d/snapshot" ]
+	want=$output
+	# The co-user's edit: committed[0] = -5, committed[1] = -2^63 (the
+	# last two 8-byte values before the checksum), then a new checksum.
+	forge="cd $d && cp snapshot f.tmp && n=\$(stat -c %s f.tmp) &&
+	    printf '\\373\\377\\377\\377\\377\\377\\377\\377' | dd of=f.tmp bs=1 seek=\$((n - 24)) conv=notrunc 2>/dev/null &&
+	    printf '\\000\\000\\000\\000\\000\\000\\000\\200' | dd of=f.tmp bs=1 seek=\$((n - 16)) conv=notrunc 2>/dev/null &&
+	    gsnap-seal f.tmp && mv f.tmp snapshot"
+	run as "$U2" "$forge"
+	assert_success
+	cp "$d/snapshot" "$BATS_TEST_TMPDIR/forged"
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" "tmq-group: group G: --group--G/.tmq/snapshot refused (partition 0: committed offset -5 is not one a commit can hold): the log is read in full"
+	# The reader put a true one in its place, which the next one uses.
+	run cmp -s "$BATS_TEST_TMPDIR/forged" "$d/snapshot"
+	assert_failure
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" ''
+	# A member resumes at the committed offset, not past the end.
+	run as "$U2" "$forge"
+	assert_success
+	run --separate-stderr as "$U1" 'tmq-get -g G -P 0 -n 1 -F "%o %s\n" ev'
+	assert_success
+	assert_output '2 c'
+	assert_equal "$stderr" "tmq-get: group G: --group--G/.tmq/snapshot refused (partition 0: committed offset -5 is not one a commit can hold): the log is read in full"
 }
 
 @test "a co-user's group lines with lists of millions of entries cost readers no more than the topic's partitions allow, and their snapshot stays small" {

@@ -2,7 +2,10 @@
  * The checksum would stop nearly every input at the door, so the input is
  * a snapshot without it and the target seals it, to reach the parser; the
  * first byte chooses whether it is sealed or taken as it is.  A snapshot
- * that decodes must encode back to the same bytes. */
+ * that decodes must encode back to the same bytes and hold only what a
+ * log can leave (no committed offset below -2, no member heard past the
+ * position, lists of the topic's partitions, ascending); one refused
+ * leaves nothing behind. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +41,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memset(&g, 0, sizeof g);
 	if (tmq_gsnap_decode(buf, n, &g, &pos, &e) == 0) {
+		unsigned k, j;
+
+		for (k = 0; k < g.ncommitted; k++)
+			if (g.committed[k] < TMQ_NOT_COMMITTED)
+				abort();
+		for (k = 0; k < g.nmembers; k++) {
+			const struct tmq_gmember *m = &g.members[k];
+
+			if (m->last_offset >= g.read_to ||
+			    tmq_group_find_member(&g, m->id) != m)
+				abort();
+			for (j = 0; j < m->nconfirmed; j++)
+				if (m->confirmed[j] >= pos.nparts ||
+				    (j > 0 && m->confirmed[j] <= m->confirmed[j - 1]))
+					abort();
+		}
+		for (k = 0; k < g.noffers; k++)
+			if (tmq_group_find_member(&g, g.offers[k].member) == NULL)
+				abort();
 		if (tmq_gsnap_encode(&g, &pos, &again, &an, &e) < 0)
 			abort();
 		if (an != n || memcmp(again, buf, n) != 0)
@@ -46,7 +68,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tmq_gsnap_pos_free(&pos);
 		tmq_group_state_free(&g);
 	} else if (g.members != NULL || g.committed != NULL ||
-	    pos.firsts != NULL) {
+	    pos.firsts != NULL || g.member_ix.slot != NULL) {
 		abort();	/* a refused snapshot leaves nothing behind */
 	}
 	free(buf);

@@ -4,8 +4,14 @@
  * that was replaced, truncated or rewritten is caught, and so is every
  * corrupt or hostile snapshot (each truncation, each flipped byte, counts
  * too large for the file, fields that contradict each other, a FIFO, a
- * link or a directory in its place): the reader then replays in full. */
+ * link or a directory in its place): the reader then replays in full.
+ * A sealed snapshot (a co-user can compute its checksum) holding a value
+ * no log can leave - a committed offset of -5, a position past the
+ * covered log, a member heard past it, a list out of order, an id twice,
+ * an offer of no member - is refused, said once through the group's
+ * notice, and replaced by the reader once it has read the log. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -149,6 +155,130 @@ spit(const char *path, const void *b, size_t n)
 
 #define SNAP "--group--g/.tmq/snapshot"
 
+/* --- hostile values, well sealed ------------------------------------- */
+
+/* The snapshot s decoded, one value changed (case k of change()), and
+ * encoded again, sealed: what a co-user writes.  NULL when case k does not
+ * apply to s. */
+static int change(struct tmq_group *d, struct tmq_gsnap_pos *pos, int k,
+    const char **what);
+
+static unsigned char *
+forged(const unsigned char *s, size_t n, int k, const char **what,
+    size_t *fn)
+{
+	struct tmq_group d;
+	struct tmq_gsnap_pos pos;
+	struct tmq_error e;
+	unsigned char *b = NULL;
+
+	memset(&d, 0, sizeof d);
+	if (tmq_gsnap_decode(s, n, &d, &pos, &e) < 0)
+		die("decode", &e);
+	if (change(&d, &pos, k, what) == 0 &&
+	    tmq_gsnap_encode(&d, &pos, &b, fn, &e) < 0)
+		die("encode", &e);
+	tmq_gsnap_pos_free(&pos);
+	tmq_group_state_free(&d);
+	return b;
+}
+
+#define NCHANGES 17
+
+static int
+change(struct tmq_group *d, struct tmq_gsnap_pos *pos, int k, const char **what)
+{
+	switch (k) {
+	case 0:
+		*what = "a committed offset of -5";
+		d->committed[0] = -5;
+		return 0;
+	case 1:
+		*what = "a committed offset of -2^63";
+		d->committed[d->ncommitted - 1] = INT64_MIN;
+		return 0;
+	case 2:
+		*what = "never committed (-2) as the last partition";
+		d->committed[d->ncommitted - 1] = -2;
+		return 0;
+	case 3:
+		*what = "a position past the covered log";
+		d->read_to = pos->firsts[pos->nfiles - 1] + pos->last_len + 1;
+		return 0;
+	case 4:
+		*what = "a member heard at the position (past the log read)";
+		d->members[1].last_offset = d->read_to;
+		return 0;
+	case 5:
+		*what = "a member id twice";
+		d->members[2].id = d->members[1].id;
+		return 0;
+	case 6:
+		*what = "a confirmed list out of order";
+		d->members[1].confirmed[0] = 1;
+		d->members[1].confirmed[1] = 0;
+		return 0;
+	case 7:
+		*what = "a confirmed partition past the topic";
+		d->members[1].confirmed[1] = pos->nparts;
+		return 0;
+	case 8:
+		*what = "an offer of no member";
+		d->offers[0].member = 77;
+		return 0;
+	case 9:
+		*what = "a member's share twice";
+		d->assigned[1].member = d->assigned[0].member;
+		return 0;
+	case 10:
+		*what = "a rebalance that ends at NaN";
+		d->rebal_end = NAN;
+		return 0;
+	case 11:
+		*what = "a tag on an id never claimed";
+		d->members[0].tag = 5;
+		return 0;
+	case 12:
+		*what = "the last rebalance ended after the one under way began";
+		d->ended_offset = d->rebal_offset + 1;
+		return 0;
+	case 13:
+		*what = "an offer from before the rebalance began";
+		d->members[3].last_offset = d->rebal_offset;
+		return 0;
+	case 14:
+		*what = "an offer of partitions by a member that left";
+		d->members[3].left = 1;
+		return 0;
+	case 15:
+		*what = "a member heard on no line (more than the lines)";
+		d->read_to = pos->firsts[pos->nfiles - 1] + 1;
+		return 0;
+	case 16:
+		*what = "no rebalance, yet a rebalance offset";
+		d->rebalancing = 0;
+		d->have_assignment = 0;
+		tmq_offers_free(d->offers, d->noffers);
+		tmq_offers_free(d->assigned, d->nassigned);
+		d->offers = d->assigned = NULL;
+		d->noffers = d->nassigned = 0;
+		d->ended_offset = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static int notices;
+static char last_notice[1024];
+
+static void
+count_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	notices++;
+	snprintf(last_notice, sizeof last_notice, "%s", msg);
+}
+
 /* Decode must refuse b; with a state and pos left empty. */
 static int
 refused(const unsigned char *b, size_t n)
@@ -271,6 +401,79 @@ main(void)
 		free(again);
 		tmq_gsnap_pos_free(&pos);
 		tmq_group_state_free(&d);
+	}
+
+	/* Well sealed, each value checked as the log's lines are: decode
+	 * refuses every one of these with -2 (no accident: a forgery). */
+	{
+		const char *what = NULL;
+		size_t fn;
+		int k, rc;
+
+		for (k = 0; k < NCHANGES; k++) {
+			struct tmq_group d;
+			struct tmq_gsnap_pos pos;
+
+			b = forged(snap, n, k, &what, &fn);
+			if (!ok(b != NULL, "forged: %s", what))
+				continue;
+			memset(&d, 0, sizeof d);
+			rc = tmq_gsnap_decode(b, fn, &d, &pos, &e);
+			if (!is_int(rc, -2, "  refused as impossible: %s", what))
+				diag("%s", rc == 0 ? "taken" : e.msg);
+			if (rc == 0) {
+				tmq_gsnap_pos_free(&pos);
+				tmq_group_state_free(&d);
+			}
+			ok(refused(b, fn), "  and nothing left of it");
+			free(b);
+		}
+		/* On disk: refused, said once, the log replayed, and the
+		 * snapshot replaced by the reader. */
+		b = forged(snap, n, 0, &what, &fn);
+		spit(SNAP, b, fn);
+		free(b);
+		notices = 0;
+		{
+			unsigned char *want, *got, *now;
+			size_t wn, gn, nn;
+			struct tmq_group d;
+			struct tmq_gsnap_pos pos;
+
+			want = truth(&wn);
+			gopen(&g, 1000);
+			g.notice = count_notice;
+			if (tmq_group_replay(&g, &e) < 0)
+				die("replay", &e);
+			got = state(&g, &gn);
+			is_mem(got, gn, want, wn, "forged on disk: the state is the "
+			    "log's");
+			is_int(notices, 1, "  said once");
+			is_str(last_notice, "group g: --group--g/.tmq/snapshot "
+			    "refused (partition 0: committed offset -5 is not one "
+			    "a commit can hold): the log is read in full",
+			    "  naming what is wrong");
+			tmq_group_close(&g);
+			now = slurp(SNAP, &nn);
+			memset(&d, 0, sizeof d);
+			ok(now != NULL && tmq_gsnap_decode(now, nn, &d, &pos, &e) ==
+			    0 && d.ncommitted > 0 && d.committed[0] == 5,
+			    "  and replaced by the reader");
+			if (now != NULL && d.committed != NULL) {
+				tmq_gsnap_pos_free(&pos);
+				tmq_group_state_free(&d);
+			}
+			free(now);
+			free(want);
+			free(got);
+			notices = 0;
+			gopen(&g, 1000);
+			g.notice = count_notice;
+			ok(tmq_gsnap_load(&g, &e) == 1 && notices == 0,
+			    "  the replacement is used, without a word");
+			tmq_group_close(&g);
+		}
+		spit(SNAP, snap, n);
 	}
 
 	/* Every truncation and every flipped bit of a byte is refused. */
