@@ -12,7 +12,7 @@ vectors=${TMQ_VECTORS:-$src/tests/vectors}
 [ -d "$vectors/root" ] || { echo "run.sh: no reference vectors at $vectors" >&2; exit 1; }
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-flags="$flags -include ${CONFIG_H:?} -I$src/lib ${DEP_CFLAGS:-}"
+flags="$flags -include ${CONFIG_H:?} -I$src/lib/util -I$src/lib/codec -I$src/lib/store -I$src/lib/flow -I$src/lib/group -I$src/lib/cli ${DEP_CFLAGS:-}"
 
 seed() {	# seed TARGET: fill $out/seeds-TARGET
 	d="$out/seeds-$1"
@@ -36,7 +36,7 @@ seed() {	# seed TARGET: fill $out/seeds-TARGET
 for t in line twc groupmsg groupsnap format deflate names jsoninput; do
 	echo "fuzz-$t: building"
 	# shellcheck disable=SC2086
-	$cc $flags "$src/tests/fuzz/fuzz-$t.c" "$src"/lib/*.c ${DEP_LIBS:-} -lm \
+	$cc $flags "$src/tests/fuzz/fuzz-$t.c" "$src"/lib/*/*.c ${DEP_LIBS:-} -lm \
 	    -o "$out/fuzz-$t"
 	seed "$t"
 	mkdir -p "$out/corpus-$t"
