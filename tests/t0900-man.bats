@@ -56,18 +56,19 @@ check_synopsis() {
 	assert_equal "$synopsis" "$usage"
 }
 
-@test "there is a page for every tool, and tmq.7" {
+@test "there is a page for every tool, tmq-format.5 and tmq.7" {
 	local t
 	for t in $TOOLS; do
 		[ -f "$MANDIR/$t.1" ] || fail "missing $MANDIR/$t.1"
 	done
 	[ -f "$MANDIR/tmq.7" ] || fail "missing $MANDIR/tmq.7"
+	[ -f "$MANDIR/tmq-format.5" ] || fail "missing $MANDIR/tmq-format.5"
 }
 
 @test "mandoc -Tlint -Wwarning finds nothing in any page" {
 	need_mandoc
 	local page bad=""
-	for page in "$MANDIR"/*.1 "$MANDIR"/*.7; do
+	for page in "$MANDIR"/*.1 "$MANDIR"/*.5 "$MANDIR"/*.7; do
 		run mandoc -T lint -W warning "$page"
 		if [ "$status" -ne 0 ] || [ -n "$output" ]; then
 			bad+="$output (exit $status)"$'\n'
@@ -79,7 +80,7 @@ check_synopsis() {
 @test "man renders every page" {
 	command -v man >/dev/null || skip "man is not installed"
 	local page
-	for page in "$MANDIR"/*.1 "$MANDIR"/*.7; do
+	for page in "$MANDIR"/*.1 "$MANDIR"/*.5 "$MANDIR"/*.7; do
 		run env MANPAGER=cat MANWIDTH=80 man -l "$page"
 		assert_success
 		assert_line --regexp '^NAME'

@@ -74,6 +74,7 @@ setup() {
 		assert_line --regexp " \./usr/share/man/man1/$t\.1\.gz\$"
 		assert_line --regexp " \./usr/share/bash-completion/completions/$t\$"
 	done
+	assert_line --regexp " \./usr/share/man/man5/tmq-format\.5\.gz\$"
 	assert_line --regexp " \./usr/share/man/man7/tmq\.7\.gz\$"
 	assert_line --regexp " \./usr/share/zsh/vendor-completions/_tmq\$"
 	assert_line --regexp " \./usr/share/doc/tmq/copyright\$"
@@ -107,14 +108,15 @@ setup() {
 	assert_equal "$(sort <<<"$output")" $'1 one\n2 two'
 	run --separate-stderr "$inst/usr/bin/tmq-dump" --verify smoke
 	assert_success
-	for page in "$inst"/usr/share/man/man1/tmq-*.1.gz "$inst/usr/share/man/man7/tmq.7.gz"; do
+	for page in "$inst"/usr/share/man/man1/tmq-*.1.gz "$inst/usr/share/man/man5/tmq-format.5.gz" \
+	    "$inst/usr/share/man/man7/tmq.7.gz"; do
 		run --separate-stderr env MANWIDTH=80 man -l "$page"
 		assert_success
 		assert_equal "$stderr" ""
 		[ "${#lines[@]}" -gt 20 ]
 		page=${page##*/}
 		page=${page%%.*}
-		assert_line --regexp "^${page^^}\\([17]\\) "
+		assert_line --regexp "^${page^^}\\([157]\\) "
 	done
 	# The bash completion loads, under each tool's name, and completes.
 	run bash -c 'source "$1/usr/share/bash-completion/completions/tmq-topic" &&
