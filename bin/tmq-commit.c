@@ -19,7 +19,7 @@ static const struct tmq_option options[] = {
 	    "the numbers are positions to resume at, not offsets done",
 	    TMQ_ON_ALL, 0 },
 	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the library created",
+	    "the group's topic, for groups the TwainMQ library created",
 	    TMQ_ON_ALL, 0 },
 	TMQ_COMMON_OPTIONS,
 	{ 0 }

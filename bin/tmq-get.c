@@ -20,7 +20,7 @@
 
 enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW, OPT_RESET };
 
-/* Long enough for the library's members, which answer when their owner
+/* Long enough for the TwainMQ library's members, which answer when their owner
  * polls; short enough that a cron job is not kept waiting. */
 #define DEFAULT_WINDOW 5.0
 
@@ -85,7 +85,7 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-	tmq_stop = 1;	/* and the library's long loops stop too */
+	tmq_stop = 1;	/* and lib/'s long loops stop too */
 }
 
 static void

@@ -38,7 +38,7 @@ static const struct tmq_subcmd subs[] = {
 /* The order here is the order of the usage lines' options. */
 static const struct tmq_option options[] = {
 	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the library created",
+	    "the group's topic, for groups the TwainMQ library created",
 	    TMQ_ON(DESCRIBE) | TMQ_ON(RESET), 0 },
 	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
 	    TMQ_ON(LIST) | TMQ_ON(DESCRIBE), 0 },

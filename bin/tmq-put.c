@@ -237,7 +237,7 @@ main(int argc, char **argv)
 		goto out;
 	rc = TMQ_EXIT_FAIL;
 	/* A group's log is written by its members and tmq-commit: a message
-	 * of ours there would break the group's protocol (SPEC.md 5). */
+	 * of ours there would break the group's protocol (tmq-format(5)). */
 	if (tmq_is_group_topic(argv[optind])) {
 		tmq_warn(&cmd, "%s: a consumer group's log, not a topic",
 		    argv[optind]);

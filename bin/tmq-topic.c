@@ -88,7 +88,7 @@ static const struct tmq_cmd cmd = {
 
 struct args {
 	const char *root, *types, *before, *archive;
-	int width;		/* -k, u16 by default as in the library */
+	int width;		/* -k, u16 by default as in TwainMQ */
 	int dry;
 	unsigned long partitions;
 	int lng, yes, json, prom, null, with_groups;
@@ -576,7 +576,7 @@ do_delete(const struct args *a, const char *name)
 		return tmq_report(&cmd, &e);
 	if (open_root(a, 0, &fd) < 0)
 		return TMQ_EXIT_FAIL;
-	/* What is left of a topic goes like a topic: a definition the
+	/* What is left of a topic goes like a topic: a definition the TwainMQ
 	 * library's delete_topic left, or what a killed create or delete
 	 * left. */
 	if (tmq_topic_open(fd, name, &t, &e) == 0)

@@ -761,7 +761,7 @@ EOF2
 
 # --- partition ------------------------------------------------------------
 
-@test "partition: the examples of SPEC.md" {
+@test "partition: the examples of tmq-format(5)" {
 	tmq-topic create -p 4 u16x4
 	tmq-topic create -k char8 -p 3 c8x3
 	run --separate-stderr tmq-topic partition u16x4 42

@@ -176,7 +176,7 @@ got_first() {
 	run --separate-stderr tmq-put -k 42 ev a b
 	assert_success
 	assert_equal "$stderr" ''
-	# SPEC.md 3: u16 key 42 with 4 partitions goes to 2.
+	# tmq-format(5): u16 key 42 with 4 partitions goes to 2.
 	run kps ev
 	assert_output $'42\t2\ta\n42\t2\tb'
 	# Without a key: key 0, all in its partition.
@@ -924,7 +924,7 @@ tmq-put: ty: record 5: not a JSON object (type Order)'
 		run diff want got
 		assert_success
 	done
-	# SPEC.md 3's example: char8 key abc with 3 partitions goes to 1.
+	# tmq-format(5)'s example: char8 key abc with 3 partitions goes to 1.
 	run bash -c "tmq-get -F '%k %p\n' pc8 | grep '^abc '"
 	assert_output 'abc 1'
 	# And 200 cases of the vectors.

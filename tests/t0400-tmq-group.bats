@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t0400-tmq-group: consumer groups (SPEC.md 5).  tmq-group describe, list,
+# t0400-tmq-group: consumer groups (tmq-format(5)).  tmq-group describe, list,
 # rebalance, reset and delete, on the library's group in the vectors and on
 # groups of our own; membership through tmq-get -g: after each rebalance
 # every partition has exactly one owner (by describe and by the members'

@@ -12,7 +12,7 @@
 #   (0.1.9; TWAINMQ_REF, a checkout, or an installation) importable by
 #   python3, with tests/refshim's stand-ins, or the test skipped saying why;
 # - tmq_encode_line / tmq_write_line, which write message lines with Python
-#   exactly as SPEC.md 2 describes, independently of the tools;
+#   exactly as tmq-format(5) describes, independently of the tools;
 # - assert_stderr and assert_usage_error for the tools' messages;
 # - wait_for and gone: waiting for a condition, never for a time;
 # - read_past and read_at_most: bounding what a command reads.

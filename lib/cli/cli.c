@@ -474,7 +474,7 @@ tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
 			exit_cmd = cmd;
 			atexit(close_stdout_at_exit);
 		}
-		/* The library's notices go to stderr under the tool's name. */
+		/* lib/'s notices go to stderr under the tool's name. */
 		tmq_notice_sink(print_notice, (void *)cmd);
 	}
 	li = -1;

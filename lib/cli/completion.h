@@ -8,10 +8,10 @@
 #include "error.h"
 
 /* Whether a type name may be offered by a completion: one that would do as
- * a topic name (SPEC.md 1: [A-Za-z0-9_.-]+, not "." or "..", not beginning
- * with '-').  Such a name needs no quoting in any shell and cannot be read
- * as an option.  tmq takes any non-empty type name; the others are typed
- * by hand. */
+ * a topic name (tmq-format(5), Names: [A-Za-z0-9_.-]+, not "." or "..", not
+ * beginning with '-').  Such a name needs no quoting in any shell and cannot
+ * be read as an option.  tmq takes any non-empty type name; the others are
+ * typed by hand. */
 int tmq_completable_type(const char *name);
 
 /* Print the offerable type names of TOPIC in the root at path, one a line,

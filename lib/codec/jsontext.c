@@ -14,7 +14,7 @@ tmq_json_is_object(const unsigned char *s, size_t n)
 	int ok;
 
 	/* JSON text is UTF-8 (RFC 8259), and json-c does not check: the
-	 * library's json.loads fails on anything else. */
+	 * TwainMQ library's json.loads fails on anything else. */
 	if (n > (size_t)INT32_MAX || !tmq_utf8_valid(s, n))
 		return 0;
 	tok = json_tokener_new();

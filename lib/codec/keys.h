@@ -9,8 +9,8 @@
 
 #include "error.h"
 
-/* The widest charN key the tools accept (the library has no limit, but a
- * key wider than a line could never be written). */
+/* The widest charN key the tools accept (the TwainMQ library has no limit, but
+ * a key wider than a line could never be written). */
 #define TMQ_KEY_MAX_BYTES 3000
 
 /* "u8".."u64" or "charN" -> width; -1 with a message otherwise. */

@@ -1,4 +1,4 @@
-/* message.h: one message, one line: KEY TS BODY '\n' (SPEC.md 2).  A codec
+/* message.h: one message, one line: KEY TS BODY '\n' (tmq-format(5)).  A codec
  * holds the reusable compression state and buffers; one per thread. */
 #ifndef TMQ_MESSAGE_H
 #define TMQ_MESSAGE_H
@@ -11,7 +11,7 @@
 #include "payload.h"
 #include "rawdeflate.h"
 
-/* The library refuses a line longer than this, newline included. */
+/* The TwainMQ library refuses a line longer than this, newline included. */
 #define TMQ_LINE_MAX 4096
 
 struct tmq_msg {

@@ -1,4 +1,4 @@
-/* names.h: which topic and group names are allowed (SPEC.md 1). */
+/* names.h: which topic and group names are allowed (tmq-format(5)). */
 #ifndef TMQ_NAMES_H
 #define TMQ_NAMES_H
 

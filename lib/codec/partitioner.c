@@ -1,9 +1,9 @@
-/* partitioner.c: the library maps a key to a partition with a SplitMix64
- * finaliser computed on Python's unbounded integers, so nothing may be
- * truncated to 64 bits: each multiply adds 64 bits to the number.  The
- * number is kept here as little-endian 64-bit limbs.  A u64 key grows to
- * four limbs, a char40 key to eight.  The widest key fits in a few
- * kilobytes of stack, so the function cannot fail. */
+/* partitioner.c: the TwainMQ library maps a key to a partition with a
+ * SplitMix64 finaliser computed on Python's unbounded integers, so nothing may
+ * be truncated to 64 bits: each multiply adds 64 bits to the number.  The
+ * number is kept here as little-endian 64-bit limbs.  A u64 key grows to four
+ * limbs, a char40 key to eight.  The widest key fits in a few kilobytes of
+ * stack, so the function cannot fail. */
 #include <stdint.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
-/* partitioner.h: the library-compatible key -> partition map (SPEC.md 3). */
+/* partitioner.h: the TwainMQ-compatible key -> partition map
+ * (tmq-format(5), Keys and partitions). */
 #ifndef TMQ_PARTITIONER_H
 #define TMQ_PARTITIONER_H
 

@@ -1,4 +1,4 @@
-/* payload.h: what a message carries before compression (SPEC.md 2): text
+/* payload.h: what a message carries before compression (tmq-format(5)): text
  * (UTF-8, no marker), bytes (0xFC, then the bytes) or typed (0xFB, a 2-byte
  * big-endian type index, then a JSON object). */
 #ifndef TMQ_PAYLOAD_H

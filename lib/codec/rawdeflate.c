@@ -7,9 +7,9 @@
  * size (lines come out ~2% longer without them); and a reader must build
  * decoding tables for every dynamic block, so fixed blocks also inflate
  * about six times faster.  Larger payloads, where dynamic codes pay, go
- * through zlib with its defaults.  Any valid raw stream decodes (SPEC.md
- * 2), so readers inflate with the full 32 KB window and read what the
- * library writes. */
+ * through zlib with its defaults.  Any valid raw stream decodes
+ * (tmq-format(5), Lines), so readers inflate with the full 32 KB window
+ * and read what the TwainMQ library writes. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -26,8 +26,8 @@ tmq_ts_encode(double t, char out[TMQ_TS_CHARS])
 	uint64_t u;
 	int i;
 
-	/* The library passes timestamps through a datetime, so what it writes
-	 * is t rounded to microseconds (half to even), as
+	/* The TwainMQ library passes timestamps through a datetime, so what it
+	 * writes is t rounded to microseconds (half to even), as
 	 * vectors/timestamps.tsv shows.  Exact while sec * 1e6 fits in 53 bits
 	 * (until the year 2255); later times are written as they are. */
 	if (fabs(t) < 9007199254.0) {

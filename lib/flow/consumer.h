@@ -1,6 +1,6 @@
 /* consumer.h: reading several partitions of several topics in turn, one
- * message from each (as the library's consumer does), from a position, up
- * to a time, and waiting for more. */
+ * message from each (as the TwainMQ library's consumer does), from a position,
+ * up to a time, and waiting for more. */
 #ifndef TMQ_CONSUMER_H
 #define TMQ_CONSUMER_H
 

@@ -208,10 +208,10 @@ tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
 		m->ts = json_object_get_double(f) / 1e3;
 		m->has_ts = 1;
 	}
-	/* The library reads a time through datetime.fromtimestamp, which
-	 * fails from year 10000 on (in the reader's zone: before
-	 * 9999-12-31T00:00Z in every zone is safe); its consumer would stop
-	 * at such a line for good. */
+	/* The TwainMQ library reads a time through datetime.fromtimestamp,
+	 * which fails from year 10000 on (in the reader's zone: before
+	 * 9999-12-31T00:00Z in every zone is safe); its consumer would stop at
+	 * such a line for good. */
 	if (m->has_ts && (!isfinite(m->ts) || m->ts < 0 ||
 	    m->ts >= 253402214400.0))
 		return tmq_fail(e, "timestamp: out of range (1970 to "

@@ -48,7 +48,7 @@ put_key(FILE *f, const struct tmq_topic *t, const struct tmq_msg *m)
 
 /* A typed payload as itself when it is strict JSON on one line.  One that
  * is not (a line break in its white space, which would end the line;
- * NaN, Infinity or a lone surrogate escape, which the library's
+ * NaN, Infinity or a lone surrogate escape, which the TwainMQ library's
  * json.dumps writes and JSON tools refuse) is given as a JSON string of
  * its text: every line stays JSON, and tmq-put -J puts that text back as
  * it was.  A typed payload is always an object, so the string cannot be

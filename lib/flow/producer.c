@@ -115,8 +115,8 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 		return tmq_fail(e, "not a JSON object (%s %s)", how, tname);
 	/* json-c lets NaN, Infinity and lone surrogate escapes through,
 	 * which JSON tools downstream refuse: nothing but JSON goes in.
-	 * A copy is the exception: the library may have written them, the
-	 * reader took them, and a restore must give back what was there. */
+	 * A copy is the exception: the TwainMQ library may have written them,
+	 * the reader took them, and a restore must give back what was there. */
 	if (pl->type == TMQ_TYPED && !copy &&
 	    tmq_json_strict_object(pl->data, n, e) < 0)
 		return tmq_fail_prefix(e, "not strict JSON (%s %s)", how, tname);

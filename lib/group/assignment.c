@@ -1,11 +1,12 @@
-/* assignment.c: the library's assignment, step for step (SPEC.md 5.6):
- * drop from each `own` what is not accepted; each member's wish list is
- * what it owns, ascending, then the rest it accepts, ascending; members go
- * in order of (accepted ascending, owned descending, id ascending), each
- * taking the first free partition on its list, round after round, until
- * every offered partition is taken.  Partitions at or past the topic's
- * count are no offer at all: no offer can make us allocate past it, and
- * the work is linear in the offers' lists and the topic's partitions. */
+/* assignment.c: the TwainMQ library's assignment, step for step
+ * (tmq-format(5), Consumer groups, Assigning): drop from each `own` what is
+ * not accepted; each member's wish list is what it owns, ascending, then the
+ * rest it accepts, ascending; members go in order of (accepted ascending,
+ * owned descending, id ascending), each taking the first free partition on its
+ * list, round after round, until every offered partition is taken.  Partitions
+ * at or past the topic's count are no offer at all: no offer can make us
+ * allocate past it, and the work is linear in the offers' lists and the
+ * topic's partitions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,8 +110,8 @@ tmq_assign(struct tmq_offer *offers, unsigned n, unsigned nparts,
 				mark[own[j]] |= OWN;
 				w[i].list[k++] = own[j];
 			}
-		/* The library counts owned entries as listed, repeats too
-		 * (those the parser dropped are in own_extra). */
+		/* The TwainMQ library counts owned entries as listed, repeats
+		 * too (those the parser dropped are in own_extra). */
 		for (j = 0; j < o->nown; j++)
 			if (o->own[j] < nparts && (mark[o->own[j]] & ACC))
 				w[i].nown++;

@@ -1,5 +1,6 @@
-/* assignment.h: who gets which partition after a rebalance (SPEC.md 5.6).
- * Every member computes the same answer from the same offers. */
+/* assignment.h: who gets which partition after a rebalance (tmq-format(5),
+ * Consumer groups, Assigning).  Every member computes the same answer from
+ * the same offers. */
 #ifndef TMQ_ASSIGNMENT_H
 #define TMQ_ASSIGNMENT_H
 

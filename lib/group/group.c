@@ -1,6 +1,6 @@
 /* group.c: a group's log and the state replayed from it (see group.h).
  *
- * The rules follow SPEC.md 5.  One choice of ours: the state takes the
+ * The rules follow tmq-format(5).  One choice of ours: the state takes the
  * assignment at the first ENDREBAL read after the BEGINREBAL in force, from
  * the offers read before it, so every reader of the log, whoever wrote the
  * ENDREBAL, computes it from the same offers. */
@@ -136,8 +136,8 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 }
 
 /* The first commit, written into a new group's log before the log is in
- * place: no one sees the group without it (the library's members cannot
- * join a group whose log is empty: they take the highest key in it). */
+ * place: no one sees the group without it (the TwainMQ library's members
+ * cannot join a group whose log is empty: they take the highest key in it). */
 struct first_commit {
 	const char *name;
 	const struct tmq_poff *po;
@@ -185,7 +185,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	if (po == NULL)
 		return tmq_fail(e, "out of memory");
 	/* "now" is written as each partition's end at creation rather than
-	 * the library's -1, which the library itself cannot read back. */
+	 * the TwainMQ library's -1, which it cannot read back itself. */
 	for (p = 0; p < t->partitions; p++) {
 		uint64_t end = 0;
 
@@ -207,9 +207,9 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	if (rc < 0 && faccessat(rootfd, gt, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		/* Lost a race to another member: theirs will do, once its
 		 * definition is in place (another tmq's create is over when
-		 * ours fails; the library's makes the directory first and
-		 * writes the .twc last), so that the caller's tmq_group_open
-		 * finds it. */
+		 * ours fails; the TwainMQ library's makes the directory first
+		 * and writes the .twc last), so that the caller's
+		 * tmq_group_open finds it. */
 		char twc[TMQ_NAME_MAX + 24];
 		int i;
 

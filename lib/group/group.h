@@ -79,7 +79,7 @@ struct tmq_group {
 #define TMQ_NOT_COMMITTED (-2)
 
 /* Open an existing group (topic_hint names its topic when the group's
- * definition does not, as for groups the library made). */
+ * definition does not, as for groups the TwainMQ library made). */
 int tmq_group_open(int rootfd, const char *name, const char *topic_hint,
     struct tmq_group *g, struct tmq_error *e);
 /* The most partitions a group may share.  A member offers every partition

@@ -236,8 +236,8 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		    tmq_group_open(rootfd, group, topic, &gc->g, e) < 0)
 			return -1;
 	}
-	/* The lock lives in the log's dot-folder, where the library never
-	 * looks for partition files. */
+	/* The lock lives in the log's dot-folder, where the TwainMQ library
+	 * never looks for partition files. */
 	dfd = tmq_subdir_beneath(gc->g.log.dirfd, ".tmq", 1, 0777);
 	if (dfd >= 0)
 		tmq_mode_follow(gc->g.log.dirfd, dfd);

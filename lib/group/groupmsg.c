@@ -153,7 +153,7 @@ key_is(const char *s, size_t i, size_t n, const char *name)
 	return name[k] == '\0';
 }
 
-/* The value of the object's last member called name (json-c and the
+/* The value of the object's last member called name (json-c and the TwainMQ
  * library keep the last): its start in *at, or 0 when there is none. */
 static int
 member(const char *s, size_t n, const char *name, size_t *at)
@@ -212,7 +212,7 @@ get_int(const char *s, size_t *i, size_t n, int *neg, uint64_t *v)
 }
 
 /* A partition number at s[*i]: 0 .. 2^32-1 ("-0" is 0, as it is to json-c
- * and to the library). */
+ * and to the TwainMQ library). */
 static int
 get_partition(const char *s, size_t *i, size_t n, uint32_t *p)
 {

@@ -1,4 +1,4 @@
-/* groupmsg.h: the seven messages of a group's log (SPEC.md 5): their
+/* groupmsg.h: the seven messages of a group's log (tmq-format(5)): their
  * kinds, JSON bodies, and the group topic's fixed type table.
  *
  * Anyone in the group may write its log, so a body is read at a cost
@@ -25,7 +25,8 @@ extern const char *const tmq_gkind_names[TMQ_G_NKINDS];
 
 struct tmq_poff {
 	unsigned partition;
-	int64_t offset;		/* -1: "now" (see SPEC.md 5.1) */
+	int64_t offset;		/* -1: "now" (tmq-format(5),
+				 * Consumer groups, Creating) */
 };
 
 struct tmq_gmsg {
@@ -37,8 +38,9 @@ struct tmq_gmsg {
 	double end;		/* BEGINREBAL */
 	unsigned *own, nown;	/* REBALOFFER */
 	/* REBALOFFER: how many entries of `own` that `partitions` accepts
-	 * were repeats, dropped as the body was read: the library counts
-	 * them as owned (SPEC.md 5.6), and so does tmq_assign. */
+	 * were repeats, dropped as the body was read: the TwainMQ library
+	 * counts them as owned (tmq-format(5), Consumer groups, Assigning),
+	 * and so does tmq_assign. */
 	unsigned own_extra;
 	unsigned *parts, nparts;	/* REBALOFFER, REBALCONFIRM */
 	struct tmq_poff *commits;	/* COMMIT: each partition once, its
@@ -72,7 +74,7 @@ size_t tmq_gmsg_max_body(unsigned limit);
 int tmq_gmsg_parse(struct tmq_gparser *gp, enum tmq_gkind k, const char *json,
     size_t n, struct tmq_gmsg *m, struct tmq_error *e);
 void tmq_gmsg_clear(struct tmq_gmsg *m);
-/* The compact JSON body the library writes for m (json.dumps with
+/* The compact JSON body the TwainMQ library writes for m (json.dumps with
  * separators=(",",":")).  Returns a malloc'd string. */
 char *tmq_gmsg_body(const struct tmq_gmsg *m);
 /* The kind for a type name of the group topic, or -1. */

@@ -1,7 +1,7 @@
 /* groupsnap.h: snapshots of a group's replayed state, so that reading the
  * state costs the lines written since the last snapshot, not the log's age.
  *
- * A snapshot lives beside the log, in its dot-folder where the library
+ * A snapshot lives beside the log, in its dot-folder where the TwainMQ library
  * never looks for partition files: --group--NAME/.tmq/snapshot.  It holds
  * the state (group.h) as of a position in the log, the names of the log
  * files that position covers, and what proves that covered part unchanged:

@@ -7,7 +7,7 @@
  * the process dies, however it dies; a stopped or slow process keeps it.
  * So anyone can probe (F_OFD_GETLK): a held lock is a live member, a file
  * without its lock a dead one, no file a member we cannot vouch for (the
- * library's members hold no lock). */
+ * TwainMQ library's members hold no lock). */
 #ifndef TMQ_LIVENESS_H
 #define TMQ_LIVENESS_H
 
@@ -25,8 +25,8 @@ enum tmq_liveness {
 };
 
 /* Take the lock for tag: *fd holds it (-1 when the filesystem has no
- * locks: the member then goes unvouched, like the library's).  The file
- * is made, then locked: a sweep may remove it in between, so the lock is
+ * locks: the member then goes unvouched, like the TwainMQ library's).  The
+ * file is made, then locked: a sweep may remove it in between, so the lock is
  * taken again until the file under the name is the one locked. */
 int tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e);
 /* Leaving: remove the file, then drop the lock. */

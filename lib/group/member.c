@@ -1,11 +1,10 @@
 /* member.c: a group member (see member.h).
  *
- * The member reacts to the log in log order, as the library's members do:
- * it answers each BEGINREBAL with an offer and confirms at the first
- * ENDREBAL after the BEGINREBAL it answered.  It confirms when it *reads*
- * that ENDREBAL, its own included, so its share is computed from exactly
- * the offers that precede the ENDREBAL in the log, as every other member's
- * is.
+ * The member reacts to the log in log order, as the TwainMQ library's members
+ * do: it answers each BEGINREBAL with an offer and confirms at the first
+ * ENDREBAL after the BEGINREBAL it answered.  It confirms when it *reads* that
+ * ENDREBAL, its own included, so its share is computed from exactly the offers
+ * that precede the ENDREBAL in the log, as every other member's is.
  *
  * Liveness (liveness.h): the member holds its lock from before its JOINED
  * until it leaves, ends a rebalance as soon as every member that may be
@@ -219,8 +218,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, &mb->livefd,
 		    e) < 0) {
 			/* Not fatal: without its lock the member is one the
-			 * others cannot vouch for, as the library's are, and
-			 * rebalances wait their window for it. */
+			 * others cannot vouch for, as the TwainMQ library's
+			 * are, and rebalances wait their window for it. */
 			if (mb->notice != NULL && try == 0) {
 				char why[sizeof e->msg];
 

@@ -1,4 +1,4 @@
-/* member.h: taking part in a consumer group as a member (SPEC.md 5):
+/* member.h: taking part in a consumer group as a member (tmq-format(5)):
  * claiming an id, answering rebalances, confirming a share, leaving. */
 #ifndef TMQ_MEMBER_H
 #define TMQ_MEMBER_H

@@ -1,4 +1,5 @@
-/* appender.c: batched, atomic appends (SPEC.md 1 and 4).
+/* appender.c: batched, atomic appends (tmq-format(5),
+ * Partition files and Offsets).
  *
  * Each flush is one write() of whole lines per partition on a descriptor
  * opened with O_APPEND: on a local filesystem the kernel moves to the end
@@ -18,7 +19,7 @@
  * read-count-create sequence; tmq processes serialise it with flock on the
  * topic directory, and, since flock on a directory does not exclude between
  * GlusterFS clients, with the file lock on the partition's last file, which
- * also holds off appends to it while we count its lines.  The library
+ * also holds off appends to it while we count its lines.  The TwainMQ library
  * neither takes these locks nor minds them. */
 #include <errno.h>
 #include <fcntl.h>

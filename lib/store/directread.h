@@ -42,7 +42,7 @@ int tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e);
 /* pread, and read() from the descriptor's offset (which it advances). */
 ssize_t tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos);
 ssize_t tmq_dr_read(int fd, int how, void *dst, size_t n);
-/* Count the lines of the file as the library does (a last line with no
+/* Count the lines of the file as the TwainMQ library does (a last line with no
  * newline counts too); *partial tells whether there was one.  Holes are
  * not read (holes.h): *holes (when not NULL) sums them. */
 int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,

@@ -4,7 +4,7 @@
  * sparse file, made by seeking past its end or by `truncate -s 20G`, 8 KB
  * on disk.  It reads as NUL bytes, which no line holds (base85 has none):
  * a hole is damage, never a message.  It holds no newline either, so it
- * lies inside one line, the one around it, as the library (which reads
+ * lies inside one line, the one around it, as the TwainMQ library (which reads
  * the file and splits it on newlines) numbers lines: offsets are counted
  * across a hole exactly as across the NUL bytes it reads as.  What changes
  * is only the cost: a hole is skipped with lseek(SEEK_DATA) instead of

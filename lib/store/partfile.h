@@ -1,4 +1,4 @@
-/* partfile.h: partition files, P-YYYYMMDD_FIRST.tmf (SPEC.md 1). */
+/* partfile.h: partition files, P-YYYYMMDD_FIRST.tmf (tmq-format(5)). */
 #ifndef TMQ_PARTFILE_H
 #define TMQ_PARTFILE_H
 

@@ -1,7 +1,7 @@
 /* topic.c: topic definitions.  A .twc is JSON with key_width, partitions
  * and message_types; readers accept any layout and ignore unknown fields
- * (SPEC.md 1).  We write the library's own layout (one field a line) so a
- * diff against a library-made root stays quiet. */
+ * (tmq-format(5)).  We write the TwainMQ library's own layout (one field a
+ * line) so a diff against a library-made root stays quiet. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,7 +59,7 @@ get_int(struct json_object *root, const char *field, long long *v,
 	return 0;
 }
 
-/* "partitions" as the library reads it: it takes int() of whatever the
+/* "partitions" as the TwainMQ library reads it: it takes int() of whatever the
  * definition holds, and its create_topic writes what it was given, so a
  * count passed as 3.0 (a float) or "3" (from an environment variable or a
  * command line) makes a topic its producers and consumers use.  We take
@@ -294,8 +294,8 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		tmq_topic_close(t);
 		errno = rc;
 		/* A definition without its directory is no topic: what the
-		 * library's delete_topic leaves, and what a create or delete
-		 * shows between its two steps (topicmake.c). */
+		 * TwainMQ library's delete_topic leaves, and what a create or
+		 * delete shows between its two steps (topicmake.c). */
 		if (errno == ENOENT)
 			return tmq_is_group_topic(name) ?
 			    tmq_fail(e, "%s: no such group",
@@ -355,9 +355,9 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		char *nm;
 		int isg;
 
-		/* Names that begin with '.' are topics too: the library
-		 * allows and lists them (SPEC.md 1).  Our own temporary
-		 * definitions end in .twc.PID, not .twc. */
+		/* Names that begin with '.' are topics too: the TwainMQ
+		 * library allows and lists them (tmq-format(5)).  Our own
+		 * temporary definitions end in .twc.PID, not .twc. */
 		len = strlen(de->d_name);
 		if (len <= 4 || strcmp(de->d_name + len - 4, ".twc") != 0)
 			continue;
@@ -369,7 +369,8 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		nm = strndup(de->d_name, len - 4);
 		if (nm == NULL)
 			goto oom;
-		/* Deleted by the library: its definition is all that is left. */
+		/* Deleted by the TwainMQ library: its definition is all that
+		 * is left. */
 		if (tmq_topic_leftover(fd, nm)) {
 			free(nm);
 			continue;

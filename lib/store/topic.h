@@ -26,9 +26,10 @@ void tmq_topic_close(struct tmq_topic *t);
 /* 1 when rootfd holds a definition NAME.twc (a regular file), else 0. */
 int tmq_topic_exists(int rootfd, const char *name);
 /* 1 when NAME.twc is a regular file and NAME itself does not exist: what
- * the library's delete_topic leaves (it removes the directory only).  For
- * the library that topic no longer exists, and its create_topic makes it
- * anew; so for us: not listed, created over, and removed by delete. */
+ * the TwainMQ library's delete_topic leaves (it removes the directory
+ * only).  For the TwainMQ library that topic no longer exists, and its
+ * create_topic makes it anew; so for us: not listed, created over, and removed
+ * by delete. */
 int tmq_topic_leftover(int rootfd, const char *name);
 /* Parse a definition from memory (used by tmq_topic_open and the fuzzer). */
 int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,

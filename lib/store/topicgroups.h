@@ -8,7 +8,7 @@
 #include "error.h"
 
 /* The names (without --group--) of the groups whose definition records
- * topic, sorted.  Groups the library made record no topic and are not
+ * topic, sorted.  Groups the TwainMQ library made record no topic and are not
  * among them.  Free with tmq_names_free. */
 int tmq_topic_groups(int rootfd, const char *topic, char ***names,
     size_t *n, struct tmq_error *e);

@@ -3,12 +3,12 @@
  * killed create or delete, or of its opposite, finishes the job.
  *
  * A topic is two entries of the root: NAME.twc and NAME/.  Two renames
- * cannot be one step, so the order matters, and it is the library's own
- * idea of a deleted topic that makes it work: the library's delete_topic
- * removes NAME/ and keeps NAME.twc; for it (and for us, tmq_topic_leftover)
- * a definition without its directory is no topic: not listed, not opened,
- * created over.  A directory without its definition is worse: the library
- * says it exists and cannot open it.  So:
+ * cannot be one step, so the order matters, and it is the TwainMQ library's
+ * own idea of a deleted topic that makes it work: the TwainMQ library's
+ * delete_topic removes NAME/ and keeps NAME.twc; for it (and for us,
+ * tmq_topic_leftover) a definition without its directory is no topic: not
+ * listed, not opened, created over.  A directory without its definition is
+ * worse: the TwainMQ library says it exists and cannot open it.  So:
  *   create: build NAME/ and NAME.twc under a work directory, publish the
  *           definition (still no topic: no directory), then rename the
  *           directory into place: the topic is there, whole, at once;
@@ -205,7 +205,7 @@ rename_noreplace(int fromfd, const char *from, int tofd, const char *to)
 
 /* Write a definition into dirfd/tmp, whole and on disk, with the mode a
  * file made in modefd gets.  types[i] is the type of index i (NULL where
- * none).  The library's layout, one field a line. */
+ * none).  The TwainMQ library's layout, one field a line. */
 static int
 write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
     int key_width, unsigned partitions, char *const *types, unsigned ntypes,
@@ -278,9 +278,9 @@ tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
 	return 0;
 }
 
-/* An empty file of the day for each partition of a new topic, as the
- * library's producer makes them when it starts.  The library's consumer
- * depends on them: started on a partition that has no file, it takes
+/* An empty file of the day for each partition of a new topic, as the TwainMQ
+ * library's producer makes them when it starts.  The TwainMQ library's
+ * consumer depends on them: started on a partition that has no file, it takes
  * "from the start" as "from the end of the first file that appears", and
  * skips what was in it by then (all of tmq-put's first batch). */
 static int
@@ -403,10 +403,10 @@ create_locked(struct work *w, const char *name, int key_width,
 	if (s.def && !s.def_reg)
 		return tmq_fail(e, "%s: topic exists", sj);
 	/* Never ours (ours is renamed in whole, after its definition): the
-	 * library's create between its two steps, or the remains of one
-	 * killed there, or of an older tmq's.  Taking it over could pair
-	 * our directory with the library's definition, written after; the
-	 * user's delete removes it. */
+	 * TwainMQ library's create between its two steps, or the remains of
+	 * one killed there, or of an older tmq's.  Taking it over could pair
+	 * our directory with the TwainMQ library's definition, written after;
+	 * the user's delete removes it. */
 	if (s.dir)
 		return tmq_fail(e, "%s: not created: %s/ exists without a "
 		    "definition (delete removes it)", sj, name);
@@ -436,8 +436,8 @@ create_locked(struct work *w, const char *name, int key_width,
 	    partitions, types, ntypes, group_topic, e) < 0)
 		return -1;
 	/* The definition first: alone it is no topic (a leftover, as the
-	 * library's delete_topic leaves them), and one that is there is
-	 * replaced (as the library's create_topic replaces it). */
+	 * TwainMQ library's delete_topic leaves them), and one that is there
+	 * is replaced (as the TwainMQ library's create_topic replaces it). */
 	snprintf(def, sizeof def, "%s.twc", name);
 	if (fstatat(w->wfd, "twc", &pub, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    renameat(w->wfd, "twc", w->rootfd, def) < 0)
@@ -447,9 +447,9 @@ create_locked(struct work *w, const char *name, int key_width,
 	if (rename_noreplace(w->wfd, "new", w->rootfd, name) == 0)
 		return 0;
 	rc = errno;
-	/* Made meanwhile by someone who does not take our lock (the
-	 * library, or a co-user by hand): theirs stays, our definition
-	 * goes if it is still ours. */
+	/* Made meanwhile by someone who does not take our lock (the TwainMQ
+	 * library, or a co-user by hand): theirs stays, our definition goes
+	 * if it is still ours. */
 	if (fstatat(w->rootfd, def, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    same_file(&st, &pub))
 		unlinkat(w->rootfd, def, 0);

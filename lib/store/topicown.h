@@ -6,10 +6,11 @@
  * that we may not empty.  So nothing here recurses, follows a link or
  * removes what is not the topic's.  The topic's own entries are:
  *   - its partition files: any entry that is not a directory whose name the
- *     library takes for one (the part of its stem, as Python's Path.stem,
- *     up to the first '-' is a partition number: "3-20250101_0.tmf", "3");
- *   - .tmq, tmq's own folder, where the library never looks: when it is a
- *     directory, what it holds that is not a directory (lock, live.*,
+ *     TwainMQ library takes for one (the part of its stem, as Python's
+ *     Path.stem, up to the first '-' is a partition number:
+ *     "3-20250101_0.tmf", "3");
+ *   - .tmq, tmq's own folder, where the TwainMQ library never looks: when
+ *     it is a directory, what it holds that is not a directory (lock, live.*,
  *     snapshot and what a later tmq may keep there), never a directory;
  *     when it is not a directory, itself.
  * Everything else is foreign: kept, and named.  Removing a name never
@@ -31,7 +32,7 @@ struct tmq_foreign {
 };
 
 /* 1 when an entry of this name in a topic directory is one of its
- * partition files by name (the library's rule above). */
+ * partition files by name (the TwainMQ library's rule above). */
 int tmq_own_partition_name(const char *name);
 /* Look through the topic directory dirfd without changing anything: the
  * entries that are not the topic's go into f.  0, or -1 with e set. */

@@ -10,7 +10,7 @@
  *   defaults, and again tuned for ~100-byte records (level 1, fixed codes,
  *   a 512-byte window and the smallest hash, so that a reset clears little).
  *   The best of these is the baseline the README compares tmq against;
- * - "tmq codec": the library's own encoder and decoder (lib/message.c).
+ * - "tmq codec": the library's own encoder and decoder (lib/codec/message.c).
  * The zlib decoders do not check UTF-8 and tmq's does, which favours zlib.
  * Rates are records per second of CPU time (single-threaded, so on an idle
  * machine the same as per second of wall time).

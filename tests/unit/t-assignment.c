@@ -1,5 +1,6 @@
-/* t-assignment.c: lib/assignment, who gets which partition after a
- * rebalance (SPEC.md 5.6).  Each case is worked by hand from the rules and
+/* t-assignment.c: lib/group/assignment, who gets which partition after a
+ * rebalance (tmq-format(5), Consumer groups, Assigning).  Each case is
+ * worked by hand from the rules and
  * was checked against the library's own RebalInProgress.get_assignments:
  * owners keep what they own where they can, members go in order of
  * (accepted ascending, owned descending, id ascending), a member offering

@@ -1,4 +1,4 @@
-/* t-base85.c: lib/base85 against Python's base64.b85encode/b85decode:
+/* t-base85.c: lib/codec/base85 against Python's base64.b85encode/b85decode:
  * known encodings, round trips for every tail length, lengths, and the
  * decoding errors (bad character, 32-bit overflow, a lone final digit). */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* t-beneath.c: lib/beneath, in a scratch directory with planted links:
+/* t-beneath.c: lib/store/beneath, in a scratch directory with planted links:
  * a link as a directory on the way or as the last component, "..", an
  * absolute path and a plain path, through openat2 and through the walk
  * that stands in for it; nothing is ever created where a link points. */

@@ -1,5 +1,5 @@
-/* t-groupmsg.c: lib/groupmsg, the JSON bodies of the seven group messages
- * (SPEC.md 5): each kind parses to the right fields and encodes back to
+/* t-groupmsg.c: lib/group/groupmsg, the JSON bodies of the seven group messages
+ * (tmq-format(5)): each kind parses to the right fields and encodes back to
  * exactly the bytes the library writes (json.dumps with
  * separators=(",",":")), tags above 2^63 stay exact, the type table is the
  * protocol's, malformed bodies are refused, and, when the vectors are

@@ -1,4 +1,4 @@
-/* t-groupsnap.c: lib/groupsnap, snapshots of a group's replayed state, in
+/* t-groupsnap.c: lib/group/groupsnap, snapshots of a group's replayed state, in
  * a scratch root: a snapshot restores exactly the state a full replay
  * computes (also mid-rebalance, and with lines written after it); a log
  * that was replaced, truncated or rewritten is caught, and so is every

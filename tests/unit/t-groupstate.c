@@ -1,11 +1,11 @@
-/* t-groupstate.c: the replayed state of a group at scale (lib/group.c,
- * lib/idindex.c, lib/assignment.c): member ids are found through an index
- * whose probes stay short whatever ids a co-user picks, the arrays grow
- * geometrically, a log of tens of thousands of distinct members replays
- * to the state (and its snapshot restores it, indexes included), offers
- * are replaced per member, and a rebalance of a hundred thousand offers
- * is assigned as the library assigns it.  (Costs are measured by make
- * bench; here, counts.) */
+/* t-groupstate.c: the replayed state of a group at scale
+ * (lib/group/group.c, lib/util/idindex.c, lib/group/assignment.c): member
+ * ids are found through an index whose probes stay short whatever ids a
+ * co-user picks, the arrays grow geometrically, a log of tens of thousands
+ * of distinct members replays to the state (and its snapshot restores it,
+ * indexes included), offers are replaced per member, and a rebalance of a
+ * hundred thousand offers is assigned as the library assigns it.  (Costs are
+ * measured by make bench; here, counts.) */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>

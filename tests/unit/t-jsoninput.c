@@ -1,4 +1,4 @@
-/* t-jsoninput.c: lib/jsoninput (tmq-put -J) and base64 decoding: the
+/* t-jsoninput.c: lib/flow/jsoninput (tmq-put -J) and base64 decoding: the
  * shapes of tmq-get -J and kcat -J, keys at their limits (u64 beyond
  * what json-c keeps), typed payloads taken as written, and each refusal
  * with its message. */

@@ -1,4 +1,4 @@
-/* t-jsontext.c: lib/jsontext's strict RFC 8259 check, which -T applies to
+/* t-jsontext.c: lib/codec/jsontext's strict RFC 8259 check, which -T applies to
  * what goes in and -J to what it prints as it is: the grammar to the
  * letter (numbers, escapes, literals, nesting, nothing after the object),
  * NaN and Infinity refused, surrogate escapes only in pairs, and each

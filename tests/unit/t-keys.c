@@ -1,4 +1,4 @@
-/* t-keys.c: lib/keys: key type names and widths, parsing key text for
+/* t-keys.c: lib/codec/keys: key type names and widths, parsing key text for
  * u8..u64 (range limits) and charN (width, UTF-8, NUL), the characters a
  * key takes on a line, and key encodings copied from vectors/keys.tsv. */
 #include <stdlib.h>

@@ -1,14 +1,13 @@
-/* t-linereader.c: lib/linereader, reading a partition across its day files
- * in a scratch topic directory: offsets across files, a last line that is
- * still being written (never returned half), an unterminated tail in an
- * older file (returned with a problem; it takes its offset), seeking by
- * offset (also before the first file), to the end and by time, a cut last
- * line for a reader that stops there (tmq_lr_cut_tail), lines over the
+/* t-linereader.c: lib/store/linereader, reading a partition across its day
+ * files in a scratch topic directory: offsets across files, a last line
+ * that is still being written (never returned half), an unterminated tail
+ * in an older file (returned with a problem; it takes its offset), seeking
+ * by offset (also before the first file), to the end and by time, a cut
+ * last line for a reader that stops there (tmq_lr_cut_tail), lines over the
  * 64 KiB buffer (reported, with memory staying bounded), and holes (a
- * sparse file): each inside the line around it, that line reported with
- * the hole's bytes, offsets as a dense file has them, and the hole itself
- * never read (what the process read is counted), read as cached or
- * direct. */
+ * sparse file): each inside the line around it, that line reported with the
+ * hole's bytes, offsets as a dense file has them, and the hole itself never
+ * read (what the process read is counted), read as cached or direct. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* t-liveness.c: lib/liveness, member locks (OFD locks on .tmq/live.TAG)
+/* t-liveness.c: lib/group/liveness, member locks (OFD locks on .tmq/live.TAG)
  * and what a rebalance waits for.  A held lock probes alive, in this
  * process too; a lock whose holder was killed probes dead; no file is a
  * member we cannot vouch for; forget removes dead files only; and a

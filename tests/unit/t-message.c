@@ -1,7 +1,7 @@
-/* t-message.c: lib/message and lib/payload, one message on one line: round
- * trips of text, bytes and typed payloads under every key width, the
- * 4096-byte line limit, lines written by the library (copied from
- * vectors/root with what vectors/expected.jsonl says they hold), and
+/* t-message.c: lib/codec/message and lib/codec/payload, one message on one
+ * line: round trips of text, bytes and typed payloads under every key
+ * width, the 4096-byte line limit, lines written by the library (copied
+ * from vectors/root with what vectors/expected.jsonl says they hold), and
  * corrupt lines, which must fail with a message. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* t-metrics.c: lib/metrics: label values escaped as Prometheus' text
+/* t-metrics.c: lib/cli/metrics: label values escaped as Prometheus' text
  * format wants (backslash, double quote, newline), families printed once
  * each with HELP and TYPE, samples of one family together, partition
  * samples per partition, a newest time only where there is one. */

@@ -1,4 +1,4 @@
-/* t-offerlimit.c: the group size limit (lib/group.h,
+/* t-offerlimit.c: the group size limit (lib/group/group.h,
  * TMQ_GROUP_MAX_PARTITIONS) holds.  At the limit every offer a member can
  * make - all partitions accepted, owning none, all, every k-th, a
  * contiguous half, or pseudo-random sets of several densities - and every

@@ -1,7 +1,7 @@
-/* t-partitioner.c: lib/partitioner, the library's key -> partition map
- * computed on unbounded integers (SPEC.md 3): the SPEC examples, rows
- * copied from vectors/partitions.tsv, and, when the vectors are there,
- * every row of that file. */
+/* t-partitioner.c: lib/codec/partitioner, the library's key -> partition map
+ * computed on unbounded integers (tmq-format(5), Keys and partitions): its
+ * examples, rows copied from vectors/partitions.tsv, and, when the vectors
+ * are there, every row of that file. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +136,7 @@ main(void)
 	size_t i;
 	FILE *f;
 
-	/* SPEC.md 3's examples. */
+	/* tmq-format(5)'s examples. */
 	is_int(partition_of("u16", "42", 4), 2, "u16 key 42 among 4 goes to 2");
 	is_int(partition_of("char8", "abc", 3), 1,
 	    "char8 key abc among 3 goes to 1");
@@ -167,7 +167,7 @@ main(void)
 	ok(tmq_partition_of(-TMQ_KEY_MAX_BYTES, k, 65536) < 65536,
 	    "a char%d key of 0xff bytes gets a partition", TMQ_KEY_MAX_BYTES);
 
-	/* SPEC.md 3: keeping 64 bits differs for 861 of keys 0..999 among 7. */
+	/* tmq-format(5): keeping 64 bits differs for 861 of keys 0..999 among 7. */
 	for (key = 0; key < 1000; key++) {
 		tmq_key_from_u64(2, key, k);
 		if (tmq_partition_of(2, k, 7) != truncated(key, 7))

@@ -1,4 +1,4 @@
-/* t-partlist.c: lib/partlist: -P lists parsed into each partition once, in
+/* t-partlist.c: lib/flow/partlist: -P lists parsed into each partition once, in
  * increasing order; every malformed list refused with a message that
  * quotes it; the check against a topic's partitions. */
 #include <stdlib.h>

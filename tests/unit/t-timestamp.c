@@ -1,4 +1,4 @@
-/* t-timestamp.c: lib/timestamp: the 10-character timestamp on a line
+/* t-timestamp.c: lib/codec/timestamp: the 10-character timestamp on a line
  * (rows of vectors/timestamps.tsv, encoded and decoded exactly), Python's
  * repr of a timestamp, ISO 8601 output, UTC days, and the time syntax the
  * tools accept (tmq_time_parse), good and bad. */

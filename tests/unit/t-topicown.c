@@ -1,4 +1,4 @@
-/* t-topicown.c: lib/topicown: which names in a topic directory are its
+/* t-topicown.c: lib/store/topicown: which names in a topic directory are its
  * partition files, by the library's rule (Path.stem up to the first '-'
  * is str(partition)), checked against what Python's pathlib says of each;
  * and a directory emptied of its own entries only, its foreign ones named. */
