@@ -12,29 +12,39 @@
 #include "records.h"
 #include "root.h"
 
-enum { OPT_NEXT = 256 };
+/* Where the commits go, opened at the first commit: in a pipeline the
+ * group's first member creates it while we wait for input. */
+struct target {
+	const char *root, *group, *topic;
+	int next, open, fd;
+	struct tmq_group g;
+	struct tmq_topic t;
+};
+
+/* Where the options go, and the commits. */
+static struct target dest;
 
 static const struct tmq_option options[] = {
-	{ "next", OPT_NEXT, NULL, TMQ_ARG_NONE,
-	    "the numbers are positions to resume at, not offsets done",
-	    TMQ_ON_ALL, 0 },
-	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the TwainMQ library created",
-	    TMQ_ON_ALL, 0 },
-	TMQ_COMMON_OPTIONS,
+	{ .lng = "next",
+	    .help = "the numbers are positions to resume at, not offsets done",
+	    .flag = &dest.next },
+	{ .lng = "topic", .shrt = 't', .arg = "TOPIC", .kind = TMQ_ARG_TOPIC,
+	    .help = "the group's topic, for groups the TwainMQ library created",
+	    .str = &dest.topic },
+	TMQ_COMMON_OPTIONS(&dest.root),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
-	"tmq-commit",
-	"[--next] [-t TOPIC] GROUP [PARTITION OFFSET]...",
-	"Record that a group is done with each PARTITION up to and including "
-	"OFFSET; pairs come from the arguments or, one a line, from standard "
-	"input (committed whenever the input pauses).",
-	"group",
-	options,
-	NULL,
-	NULL
+	.name = "tmq-commit",
+	.usage = "[--next] [-t TOPIC] GROUP [PARTITION OFFSET]...",
+	.summary = "Record that a group is done with each PARTITION up to and "
+	    "including OFFSET; pairs come from the arguments or, one a line, "
+	    "from standard input (committed whenever the input pauses).",
+	.operands = "group",
+	.opts = options,
+	/* "tmq-commit G 0 -1" is an offset, if a bad one, not an option. */
+	.negative_operands = 1,
 };
 
 /* The pairs of the batch being read, each with the pair (or line) that
@@ -187,14 +197,6 @@ commit(const struct pairs *pp, struct tmq_group *g)
 	return rc < 0 ? (tmq_report(&cmd, &e), -1) : 0;
 }
 
-/* Where the commits go, opened at the first commit: in a pipeline the
- * group's first member creates it while we wait for input. */
-struct target {
-	const char *root, *group, *topic;
-	int next, open, fd;
-	struct tmq_group g;
-	struct tmq_topic t;
-};
 
 /* Quiet: nothing is to be written anyway (a pair was bad), so a group that
  * cannot be opened is not worth a message of its own. */
@@ -310,42 +312,32 @@ main(int argc, char **argv)
 {
 	struct tmq_error e;
 	struct pairs pp = { .where = "pair" };
-	struct target tg;
-	int c, bad = 0, i;
+	int rc, bad = 0, i;
 
-	memset(&tg, 0, sizeof tg);
-	/* "tmq-commit G 0 -1" is an offset, if a bad one, not an option. */
-	tmq_negative_operands(&cmd, argc, argv);
-	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
-		switch (c) {
-		case OPT_NEXT: tg.next = 1; break;
-		case 't': tg.topic = optarg; break;
-		case 'd': tg.root = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
-		default: return TMQ_EXIT_USAGE;
-		}
-	}
+	tmq_start(&cmd);
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
+		return rc;
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing group");
-	tg.group = argv[optind++];
+	dest.group = argv[optind++];
 	if ((argc - optind) % 2 != 0)
 		return tmq_usage_error(&cmd, "PARTITION without OFFSET");
-	if (tmq_group_name_check(tg.group, &e) < 0)
+	if (tmq_group_name_check(dest.group, &e) < 0)
 		return tmq_report(&cmd, &e);
 	if (optind < argc) {
 		/* Nothing is written unless every pair is good. */
 		for (i = optind; i < argc; i += 2)
-			if (take(&pp, argv[i], argv[i + 1], tg.next,
+			if (take(&pp, argv[i], argv[i + 1], dest.next,
 			    (unsigned long)(i - optind) / 2 + 1) < 0)
 				bad = 1;
-		if (flush_pairs(&pp, &tg, bad) < 0)
+		if (flush_pairs(&pp, &dest, bad) < 0)
 			bad = 1;
-	} else if (read_pairs(&pp, &tg) < 0)
+	} else if (read_pairs(&pp, &dest) < 0)
 		bad = 1;
-	if (tg.open) {
-		tmq_topic_close(&tg.t);
-		tmq_group_close(&tg.g);
-		close(tg.fd);
+	if (dest.open) {
+		tmq_topic_close(&dest.t);
+		tmq_group_close(&dest.g);
+		close(dest.fd);
 	}
 	free(pp.v);
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

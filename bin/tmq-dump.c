@@ -19,31 +19,33 @@
 #include "timestamp.h"
 #include "topic.h"
 
-static const struct tmq_option options[] = {
-	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message",
-	    TMQ_ON_ALL, 0 },
-	{ "verify", 'v', NULL, TMQ_ARG_NONE,
-	    "read everything, print only problems and a summary",
-	    TMQ_ON_ALL, 0 },
-	TMQ_COMMON_OPTIONS,
-	{ 0 }
-};
-
-static const struct tmq_cmd cmd = {
-	"tmq-dump",
-	"[-J | --verify] [TOPIC | FILE]...",
-	"Decode partition files line by line (every topic and group of the "
-	"root when no operand is given).",
-	"topic grouplog file",
-	options,
-	NULL,
-	NULL
-};
-
 struct dump {
 	int json, verify;
 	struct tmq_codec codec;
 	unsigned long files, lines, corrupt;
+};
+
+/* What the options set, and the counts of the run. */
+static struct dump run;
+static const char *rootopt;
+
+static const struct tmq_option options[] = {
+	{ .lng = "json", .shrt = 'J', .help = "one JSON object a message",
+	    .flag = &run.json },
+	{ .lng = "verify", .shrt = 'v',
+	    .help = "read everything, print only problems and a summary",
+	    .flag = &run.verify },
+	TMQ_COMMON_OPTIONS(&rootopt),
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	.name = "tmq-dump",
+	.usage = "[-J | --verify] [TOPIC | FILE]...",
+	.summary = "Decode partition files line by line (every topic and "
+	    "group of the root when no operand is given).",
+	.operands = "topic grouplog file",
+	.opts = options,
 };
 
 /* Decode and show one line; returns 0, or 1 when it is corrupt. */
@@ -257,24 +259,16 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 int
 main(int argc, char **argv)
 {
-	struct dump d;
 	struct tmq_error e;
-	const char *rootopt = NULL;
 	char *path, **names;
 	size_t n, i;
-	int c, fd, rc = 0, bad = 0;
+	int fd, rc = 0, bad = 0;
 
-	memset(&d, 0, sizeof d);
-	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
-		switch (c) {
-		case 'J': d.json = 1; break;
-		case 'v': d.verify = 1; break;
-		case 'd': rootopt = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
-		default: return TMQ_EXIT_USAGE;
-		}
-	}
-	if (d.json && d.verify)
+	tmq_start(&cmd);
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
+		return rc;
+	rc = 0;
+	if (run.json && run.verify)
 		return tmq_usage_error(&cmd, "-J and --verify do not go together");
 	if (tmq_root_path(rootopt, &path, &e) < 0)
 		return tmq_report(&cmd, &e);
@@ -285,13 +279,13 @@ main(int argc, char **argv)
 	}
 	free(path);
 	/* After the early returns above, which would leak it. */
-	if (tmq_codec_init(&d.codec, &e) < 0)
+	if (tmq_codec_init(&run.codec, &e) < 0)
 		return tmq_report(&cmd, &e);
 	if (optind == argc) {
 		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0)
 			return tmq_report(&cmd, &e);
 		for (i = 0; i < n; i++) {
-			rc = dump_topic(&d, fd, names[i], NULL);
+			rc = dump_topic(&run, fd, names[i], NULL);
 			if (rc < 0)
 				bad = 1;
 			else if (rc > 0)
@@ -305,20 +299,20 @@ main(int argc, char **argv)
 				bad = 1;
 				continue;
 			}
-			rc = dump_operand(&d, fd, argv[optind]);
+			rc = dump_operand(&run, fd, argv[optind]);
 			if (rc < 0)
 				bad = 1;
 			else if (rc > 0)
 				bad |= 2;
 		}
-	if (d.verify) {
+	if (run.verify) {
 		tmq_progress_done();
-		printf("%lu files, %lu lines, %lu corrupt\n", d.files, d.lines,
-		    d.corrupt);
+		printf("%lu files, %lu lines, %lu corrupt\n", run.files, run.lines,
+		    run.corrupt);
 	}
 	if (fd >= 0)
 		close(fd);
-	tmq_codec_free(&d.codec);
+	tmq_codec_free(&run.codec);
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

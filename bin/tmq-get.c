@@ -18,64 +18,112 @@
 #include "timespec.h"
 #include "timestamp.h"
 
-enum { OPT_UNTIL = 256, OPT_COMMIT, OPT_WINDOW, OPT_RESET };
-
 /* Long enough for the TwainMQ library's members, which answer when their owner
  * polls; short enough that a cron job is not kept waiting. */
-#define DEFAULT_WINDOW 5.0
+#define DEFAULT_WINDOW 5
+
+struct opts {
+	struct tmq_printer pr;
+	struct tmq_position pos;
+	const char *root, *group;
+	struct tmq_partsel parts;	/* -P, when given */
+	char *keysep;			/* -K, escapes resolved */
+	unsigned given_k, given_f, given_j;	/* the order -K, -F, -J came */
+	uint64_t count, window;
+	double until;
+	int null, follow, commit, json;
+	unsigned have_until, have_from, have_reset;
+	enum tmq_reset reset;
+};
+
+/* What the options set. */
+static struct opts opt = {
+	.pr = { .mode = TMQ_PRINT_PAYLOAD, .term = '\n' },
+	.pos = { .kind = TMQ_POS_START },
+};
+
+/* -F: compiled as it comes. */
+static int
+set_format(const char *arg, struct tmq_error *e)
+{
+	tmq_format_free(&opt.pr.fmt);
+	return tmq_format_compile(arg, &opt.pr.fmt, e);
+}
+
+/* -K: its escapes resolved. */
+static int
+set_keysep(const char *arg, struct tmq_error *e)
+{
+	free(opt.keysep);
+	opt.keysep = NULL;
+	return tmq_key_delimiter_parse(arg, &opt.keysep, &opt.pr.keyseplen, e);
+}
+
+static int
+set_reset(const char *arg, struct tmq_error *e)
+{
+	return tmq_reset_parse(arg, &opt.reset, e);
+}
 
 static const struct tmq_option options[] = {
-	{ "null", '0', NULL, TMQ_ARG_NONE, "end each record with NUL",
-	    TMQ_ON_ALL, 0 },
-	{ "format", 'F', "FMT", TMQ_ARG_WORD,
-	    "print with FMT: %s payload, %k key, %p partition, %o offset, "
-	    "%t topic, %T time (ISO 8601), %u time (Unix), %m time (epoch ms), "
-	    "%S payload size, %y type, %%; "
-	    "\\n \\t \\0", TMQ_ON_ALL, 0 },
-	{ "follow", 'f', NULL, TMQ_ARG_NONE, "wait for more at the end",
-	    TMQ_ON_ALL, 0 },
-	{ "group", 'g', "GROUP", TMQ_ARG_GROUP,
-	    "read as a member of consumer group GROUP", TMQ_ON_ALL, 0 },
-	{ "json", 'J', NULL, TMQ_ARG_NONE, "one JSON object a message",
-	    TMQ_ON_ALL, 0 },
-	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD, "print KEY SEP PAYLOAD",
-	    TMQ_ON_ALL, 0 },
-	{ "count", 'n', "N", TMQ_ARG_WORD, "stop after N messages",
-	    TMQ_ON_ALL, 0 },
-	{ "from", 'o', "POS", TMQ_ARG_FROM,
-	    "start, now, OFFSET, -N (last N), or a TIME (tmq(7): ISO 8601, "
-	    "@SECONDS, 1h ago)",
-	    TMQ_ON_ALL, 0 },
-	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
-	    "read only these partitions", TMQ_ON_ALL, 0 },
-	{ "until", OPT_UNTIL, "TIME", TMQ_ARG_TIME,
-	    "stop each partition at its first message after TIME (with -f, "
-	    "at TIME by the clock too)", TMQ_ON_ALL, 0 },
-	{ "commit", OPT_COMMIT, NULL, TMQ_ARG_NONE,
-	    "with -g: commit what the reader took (at exit, and every "
-	    "second or 1000 messages)", TMQ_ON_ALL, 0 },
-	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
-	    "with -g: length of the rebalances this member starts "
-	    "(default 5)", TMQ_ON_ALL, 0 },
-	{ "offset-reset", OPT_RESET, "POLICY", TMQ_ARG_POLICY,
-	    "with -g: a committed offset out of range reads from start "
-	    "(default), now, or is an error (fail)", TMQ_ON_ALL, 0 },
-	TMQ_COMMON_OPTIONS,
+	{ .lng = "null", .shrt = '0', .help = "end each record with NUL",
+	    .flag = &opt.null },
+	{ .lng = "format", .shrt = 'F', .arg = "FMT", .kind = TMQ_ARG_WORD,
+	    .help = "print with FMT: %s payload, %k key, %p partition, "
+	    "%o offset, %t topic, %T time (ISO 8601), %u time (Unix), "
+	    "%m time (epoch ms), %S payload size, %y type, %%; "
+	    "\\n \\t \\0", .call = set_format, .bare = 1,
+	    .given = &opt.given_f },
+	{ .lng = "follow", .shrt = 'f', .help = "wait for more at the end",
+	    .flag = &opt.follow },
+	{ .lng = "group", .shrt = 'g', .arg = "GROUP", .kind = TMQ_ARG_GROUP,
+	    .help = "read as a member of consumer group GROUP",
+	    .str = &opt.group },
+	{ .lng = "json", .shrt = 'J', .help = "one JSON object a message",
+	    .flag = &opt.json, .given = &opt.given_j },
+	{ .lng = "key-delimiter", .shrt = 'K', .arg = "SEP",
+	    .kind = TMQ_ARG_WORD, .help = "print KEY SEP PAYLOAD",
+	    .call = set_keysep, .given = &opt.given_k },
+	{ .lng = "count", .shrt = 'n', .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "stop after N messages", .num = &opt.count, .min = 1,
+	    .max = UINT64_MAX },
+	{ .lng = "from", .shrt = 'o', .arg = "POS", .kind = TMQ_ARG_FROM,
+	    .help = "start, now, OFFSET, -N (last N), or a TIME (tmq(7): "
+	    "ISO 8601, @SECONDS, 1h ago)", .pos = &opt.pos, .say_long = 1,
+	    .given = &opt.have_from },
+	{ .lng = "partition", .shrt = 'P', .arg = "N[,N...]",
+	    .kind = TMQ_ARG_WORD, .help = "read only these partitions",
+	    .parts = &opt.parts },
+	{ .lng = "until", .arg = "TIME", .kind = TMQ_ARG_TIME,
+	    .help = "stop each partition at its first message after TIME "
+	    "(with -f, at TIME by the clock too)", .time = &opt.until,
+	    .given = &opt.have_until },
+	{ .lng = "commit", .whole = 1,
+	    .help = "with -g: commit what the reader took (at exit, and every "
+	    "second or 1000 messages)", .flag = &opt.commit },
+	{ .lng = "window", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
+	    .help = "with -g: length of the rebalances this member starts "
+	    "(default 5)", .num = &opt.window, .min = 1, .max = 86400 },
+	{ .lng = "offset-reset", .arg = "POLICY", .kind = TMQ_ARG_POLICY,
+	    .whole = 1,
+	    .help = "with -g: a committed offset out of range reads from start "
+	    "(default), now, or is an error (fail)", .call = set_reset,
+	    .given = &opt.have_reset },
+	TMQ_COMMON_OPTIONS(&opt.root),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
-	"tmq-get",
-	"[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
+	.name = "tmq-get",
+	.usage = "[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
 	    "[-K SEP | -F FMT] TOPIC...\n"
 	    "-g GROUP [--commit] [--window SECONDS] [--offset-reset POLICY] "
 	    "[-0fJ] [-o start|now] [-n N] [-P N[,N...]] [-K SEP | -F FMT] "
 	    "TOPIC",
-	"Read messages from topics, partitions in turn, one message each.",
-	"topic",
-	options,
-	NULL,
-	"commit offset-reset"
+	.summary = "Read messages from topics, partitions in turn, one message "
+	    "each.",
+	.operands = "topic",
+	.opts = options,
 };
 
 static volatile sig_atomic_t stop;
@@ -142,107 +190,49 @@ wait_taken(struct tmq_gconsumer *gc, struct tmq_output *out,
 	return 0;
 }
 
-struct opts {
-	struct tmq_printer pr;
-	struct tmq_position pos;
-	const char *root, *group;
-	unsigned *parts, nparts;	/* -P, when given */
-	char *keysep;			/* -K, escapes resolved */
-	char modes[4];			/* of -K, -F and -J, those given */
-	uint64_t count;
-	double until, window;
-	int follow, have_until, have_from, commit, have_reset;
-	enum tmq_reset reset;
-};
-
+/* The checks on the options that need them all: 0, or a usage error
+ * (said). */
 static int
-parse(int argc, char **argv, struct opts *o)
+check_usage(int argc)
 {
-	struct tmq_error e;
-	uint64_t v;
-	int ch;
+	unsigned first = 0, second = 0;
+	char f = 0, g = 0;
+	const struct { char letter; unsigned order; } modes[] = {
+		{ 'K', opt.given_k }, { 'F', opt.given_f }, { 'J', opt.given_j }
+	};
+	size_t i;
 
-	while ((ch = tmq_getopt(&cmd, argc, argv)) != -1) {
-		if ((ch == 'K' || ch == 'F' || ch == 'J') &&
-		    strchr(o->modes, ch) == NULL)
-			o->modes[strlen(o->modes)] = (char)ch;
-		switch (ch) {
-		case '0': o->pr.term = '\0'; break;
-		case 'F':
-			tmq_format_free(&o->pr.fmt);
-			if (tmq_format_compile(optarg, &o->pr.fmt, &e) < 0)
-				return tmq_usage_error(&cmd, "%s", e.msg);
-			o->pr.mode = TMQ_PRINT_FORMAT;
-			break;
-		case 'f': o->follow = 1; break;
-		case 'g': o->group = optarg; break;
-		case 'J': o->pr.mode = TMQ_PRINT_JSON; break;
-		case 'K':
-			free(o->keysep);
-			if (tmq_key_delimiter_parse(optarg, &o->keysep,
-			    &o->pr.keyseplen, &e) < 0)
-				return tmq_usage_error(&cmd, "-K: %s", e.msg);
-			o->pr.mode = TMQ_PRINT_KEYED;
-			o->pr.keysep = o->keysep;
-			break;
-		case 'n':
-			if (tmq_parse_u64(optarg, 1, UINT64_MAX, &o->count, &e) < 0)
-				return tmq_usage_error(&cmd, "-n: %s", e.msg);
-			break;
-		case 'o':
-			if (tmq_position_parse(optarg, &o->pos, &e) < 0)
-				return tmq_usage_error(&cmd, "--from: %s", e.msg);
-			o->have_from = 1;
-			break;
-		case 'P':
-			free(o->parts);
-			o->parts = NULL;
-			if (tmq_partlist_parse(optarg, &o->parts, &o->nparts,
-			    &e) < 0)
-				return tmq_usage_error(&cmd, "-P: %s", e.msg);
-			break;
-		case OPT_UNTIL:
-			if (tmq_timespec_parse(optarg, tmq_now(), &o->until,
-			    &e) < 0)
-				return tmq_usage_error(&cmd, "--until: %s", e.msg);
-			o->have_until = 1;
-			break;
-		case OPT_COMMIT: o->commit = 1; break;
-		case OPT_RESET:
-			if (tmq_reset_parse(optarg, &o->reset, &e) < 0)
-				return tmq_usage_error(&cmd, "--offset-reset: %s",
-				    e.msg);
-			o->have_reset = 1;
-			break;
-		case OPT_WINDOW:
-			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
-				return tmq_usage_error(&cmd, "--window: %s", e.msg);
-			o->window = (double)v;
-			break;
-		case 'd': o->root = optarg; break;
-		case TMQ_OPT_DONE: return -1;
-		default: return TMQ_EXIT_USAGE;
+	/* Of -K, -F and -J, the first two given, in the order given. */
+	for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		if (modes[i].order == 0)
+			continue;
+		if (first == 0 || modes[i].order < first) {
+			second = first;
+			g = f;
+			first = modes[i].order;
+			f = modes[i].letter;
+		} else if (second == 0 || modes[i].order < second) {
+			second = modes[i].order;
+			g = modes[i].letter;
 		}
 	}
-	if (strlen(o->modes) > 1)
+	if (second != 0)
 		return tmq_usage_error(&cmd, "-%c and -%c do not go together",
-		    o->modes[0], o->modes[1]);
+		    f, g);
 	if (optind >= argc)
 		return tmq_usage_error(&cmd, "missing topic");
-	if (o->group == NULL && (o->commit || o->window > 0))
+	if (opt.group == NULL && (opt.commit || opt.window > 0))
 		return tmq_usage_error(&cmd, "--commit and --window need -g");
-	if (o->group == NULL && o->have_reset)
+	if (opt.group == NULL && opt.have_reset)
 		return tmq_usage_error(&cmd, "--offset-reset needs -g");
-	if (o->group != NULL) {
+	if (opt.group != NULL) {
 		if (argc - optind != 1)
 			return tmq_usage_error(&cmd, "-g reads exactly one topic");
-		if (o->have_from && o->pos.kind != TMQ_POS_START &&
-		    o->pos.kind != TMQ_POS_NOW)
+		if (opt.have_from && opt.pos.kind != TMQ_POS_START &&
+		    opt.pos.kind != TMQ_POS_NOW)
 			return tmq_usage_error(&cmd, "with -g, --from is start or "
 			    "now (where a new group begins)");
 	}
-	if (o->window == 0)
-		o->window = DEFAULT_WINDOW;
 	return 0;
 }
 
@@ -255,11 +245,11 @@ check_partitions(const struct opts *o, struct tmq_consumer *c, int rootfd,
 	struct tmq_error e;
 	size_t ti;
 
-	if (o->parts == NULL)
+	if (o->parts.v == NULL)
 		return 0;
 	if (tmq_consumer_add_topic(c, rootfd, topic, &ti, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	if (tmq_partlist_check(o->parts, o->nparts, c->topics[ti].partitions,
+	if (tmq_partlist_check(o->parts.v, o->parts.n, c->topics[ti].partitions,
 	    &e) < 0) {
 		tmq_warn(&cmd, "%s: %s", topic, e.msg);
 		return -1;
@@ -284,14 +274,15 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 			break;
 		}
 		if (o->group == NULL)
-			rc = tmq_consumer_add(c, fd, argv[i], o->parts, o->nparts,
+			rc = tmq_consumer_add(c, fd, argv[i], o->parts.v,
+			    o->parts.n, &e);
+		else if (o->parts.v != NULL)
+			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i],
+			    o->parts.v, o->parts.n, o->pos.kind == TMQ_POS_NOW,
 			    &e);
-		else if (o->parts != NULL)
-			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i], o->parts,
-			    o->nparts, o->pos.kind == TMQ_POS_NOW, &e);
 		else
 			rc = tmq_gc_join(gc, c, fd, o->group, argv[i],
-			    o->pos.kind == TMQ_POS_NOW, o->window, &e);
+			    o->pos.kind == TMQ_POS_NOW, (double)o->window, &e);
 		/* Told to stop meanwhile: whatever gave up (joining, a long
 		 * replay) did so on purpose. */
 		if (rc < 0 && !stop)
@@ -306,7 +297,6 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 int
 main(int argc, char **argv)
 {
-	struct opts o;
 	struct tmq_consumer c;
 	struct tmq_gconsumer gc;
 	struct tmq_error e;
@@ -319,28 +309,37 @@ main(int argc, char **argv)
 	unsigned long c_failures;
 	size_t src;
 
-	memset(&o, 0, sizeof o);
+	tmq_start(&cmd);
 	memset(&gc, 0, sizeof gc);
 	memset(&out, 0, sizeof out);
 	gc.lockfd = -1;
-	o.pr.mode = TMQ_PRINT_PAYLOAD;
-	o.pr.term = '\n';
-	o.pos.kind = TMQ_POS_START;
-	if ((rc = parse(argc, argv, &o)) != 0) {
-		tmq_format_free(&o.pr.fmt);
-		free(o.parts);
-		free(o.keysep);
-		return rc < 0 ? TMQ_EXIT_OK : rc;
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0 ||
+	    (rc = check_usage(argc)) != 0) {
+		tmq_format_free(&opt.pr.fmt);
+		free(opt.parts.v);
+		free(opt.keysep);
+		return rc;
 	}
-	grouped = o.group != NULL;
+	if (opt.given_f)
+		opt.pr.mode = TMQ_PRINT_FORMAT;
+	else if (opt.given_k) {
+		opt.pr.mode = TMQ_PRINT_KEYED;
+		opt.pr.keysep = opt.keysep;
+	} else if (opt.json)
+		opt.pr.mode = TMQ_PRINT_JSON;
+	if (opt.null)
+		opt.pr.term = '\0';
+	if (opt.window == 0)
+		opt.window = DEFAULT_WINDOW;
+	grouped = opt.group != NULL;
 	if (tmq_consumer_init(&c, &e) < 0) {
-		tmq_format_free(&o.pr.fmt);
-		free(o.parts);
-		free(o.keysep);
+		tmq_format_free(&opt.pr.fmt);
+		free(opt.parts.v);
+		free(opt.keysep);
 		return tmq_report(&cmd, &e);
 	}
-	c.have_until = o.have_until;
-	c.until = o.until;
+	c.have_until = opt.have_until;
+	c.until = opt.until;
 	c.notice = print_notice;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -354,13 +353,13 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	gc.reset = o.reset;
-	if (setup(&o, &c, &gc, argc, argv) < 0) {
+	gc.reset = opt.reset;
+	if (setup(&opt, &c, &gc, argc, argv) < 0) {
 		if (stop)
 			fatal = 0;	/* a signal while setting up: exit 0 */
 		goto out;
 	}
-	gc.autocommit = o.commit;
+	gc.autocommit = opt.commit;
 	gc.flush = flush_output;
 	gc.flush_arg = &out;
 	/* Commit only what the reader took, not what sits in a pipe. */
@@ -373,9 +372,9 @@ main(int argc, char **argv)
 		fatal = 1;
 		goto out;
 	}
-	o.pr.out = out.f;
+	opt.pr.out = out.f;
 	last_commit = tmq_now();
-	while (!stop && (o.count == 0 || seen < o.count)) {
+	while (!stop && (opt.count == 0 || seen < opt.count)) {
 		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
 			tmq_report(&cmd, &e);
 			fatal = 1;
@@ -387,7 +386,7 @@ main(int argc, char **argv)
 		before = tmq_now();
 		rc = tmq_consumer_next(&c, m, &src, &e);
 		if (rc == 1) {
-			tmq_print(&o.pr, &c.topics[c.src[src].topic], m);
+			tmq_print(&opt.pr, &c.topics[c.src[src].topic], m);
 			seen++;
 			if (grouped) {
 				if (ferror(out.f))
@@ -398,7 +397,7 @@ main(int argc, char **argv)
 					fatal = 1;
 					break;
 				}
-				if (o.commit && ++since_commit >= 1000) {
+				if (opt.commit && ++since_commit >= 1000) {
 					if (tmq_gc_commit(&gc, &e) < 0) {
 						tmq_report(&cmd, &e);
 						fatal = 1;
@@ -430,7 +429,7 @@ main(int argc, char **argv)
 				fatal = 1;
 				break;
 			}
-			if (o.commit && tmq_now() - last_commit >= 1.0) {
+			if (opt.commit && tmq_now() - last_commit >= 1.0) {
 				if (tmq_gc_commit(&gc, &e) < 0) {
 					tmq_report(&cmd, &e);
 					fatal = 1;
@@ -447,10 +446,10 @@ main(int argc, char **argv)
 			break;
 		/* Partitions that stay idle never pass --until by a message:
 		 * the clock ends them too, once all is read up to now. */
-		if (o.have_until && before >= o.until &&
+		if (opt.have_until && before >= opt.until &&
 		    (!grouped || tmq_gc_settled(&gc)))
 			break;
-		if (!o.follow && (!grouped || tmq_gc_settled(&gc)))
+		if (!opt.follow && (!grouped || tmq_gc_settled(&gc)))
 			break;		/* drained */
 		/* Whoever reads our output sees everything before we sleep. */
 		if (fflush(out.f) != 0)
@@ -466,8 +465,8 @@ main(int argc, char **argv)
 		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
 		if (timeout < 0 || timeout > 1000)
 			timeout = 1000;
-		if (o.have_until) {
-			double left = (o.until - tmq_now()) * 1000;
+		if (opt.have_until) {
+			double left = (opt.until - tmq_now()) * 1000;
 
 			if (left < timeout)
 				timeout = left > 0 ? (int)left + 1 : 0;
@@ -478,7 +477,7 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	if (grouped && o.commit && !fatal && !ferror(out.f) &&
+	if (grouped && opt.commit && !fatal && !ferror(out.f) &&
 	    wait_taken(&gc, &out, &e) < 0) {
 		tmq_report(&cmd, &e);
 		fatal = 1;
@@ -491,9 +490,9 @@ out:
 	c_failures = c.failures;
 	tmq_gc_close(&gc);
 	free(m);
-	tmq_format_free(&o.pr.fmt);
-	free(o.parts);
-	free(o.keysep);
+	tmq_format_free(&opt.pr.fmt);
+	free(opt.parts.v);
+	free(opt.keysep);
 	tmq_consumer_free(&c);
 	if (tmq_output_close(&out) < 0) {
 		tmq_warn(&cmd, "write error on standard output");

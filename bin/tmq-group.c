@@ -16,79 +16,101 @@
 #include "table.h"
 #include "timestamp.h"
 
-enum { OPT_JSON = 256, OPT_MAXLAG, OPT_WINDOW, OPT_TO, OPT_SHIFT, OPT_DRY,
-	OPT_FORCE, OPT_PROM };
-
 enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE };
 
 static const struct tmq_subcmd subs[] = {
-	[LIST] = { "list", "", 0, 0, NULL,
-	    "list the groups of the root, their topics, members and lag" },
-	[DESCRIBE] = { "describe", "GROUP", 1, 1, "group",
-	    "describe a group: its members, offsets, lag and owners" },
-	[REBALANCE] = { "rebalance", "GROUP", 1, 1, "group",
-	    "make the members of a group share its partitions anew" },
-	[RESET] = { "reset", "GROUP", 1, 1, "group",
-	    "move the committed offsets of a group" },
-	[DELETE] = { "delete", "GROUP", 1, 1, "group",
-	    "delete a group and its committed offsets" },
+	[LIST] = { .name = "list", .operands = "",
+	    .help = "list the groups of the root, their topics, members and "
+	    "lag" },
+	[DESCRIBE] = { .name = "describe", .operands = "GROUP", .min = 1,
+	    .max = 1, .missing = "group",
+	    .help = "describe a group: its members, offsets, lag and owners" },
+	[REBALANCE] = { .name = "rebalance", .operands = "GROUP", .min = 1,
+	    .max = 1, .missing = "group",
+	    .help = "make the members of a group share its partitions anew" },
+	[RESET] = { .name = "reset", .operands = "GROUP", .min = 1, .max = 1,
+	    .missing = "group", .help = "move the committed offsets of a group" },
+	[DELETE] = { .name = "delete", .operands = "GROUP", .min = 1,
+	    .max = 1, .missing = "group",
+	    .help = "delete a group and its committed offsets" },
 	{ 0 }
-};
-
-/* The order here is the order of the usage lines' options. */
-static const struct tmq_option options[] = {
-	{ "topic", 't', "TOPIC", TMQ_ARG_TOPIC,
-	    "the group's topic, for groups the TwainMQ library created",
-	    TMQ_ON(DESCRIBE) | TMQ_ON(RESET), 0 },
-	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
-	    TMQ_ON(LIST) | TMQ_ON(DESCRIBE), 0 },
-	{ "prometheus", OPT_PROM, NULL, TMQ_ARG_NONE,
-	    "print Prometheus metrics (node_exporter's textfile format)",
-	    TMQ_ON(LIST), 0 },
-	{ "max-lag", OPT_MAXLAG, "N", TMQ_ARG_WORD,
-	    "exit 1 when a partition lags by more than N", TMQ_ON(DESCRIBE),
-	    0 },
-	{ "window", OPT_WINDOW, "SECONDS", TMQ_ARG_WORD,
-	    "how long members have to answer (default 5)", TMQ_ON(REBALANCE),
-	    0 },
-	{ "to", OPT_TO, "POS", TMQ_ARG_RESET,
-	    "start, now, OFFSET, -N (N before the end), or a TIME (tmq(7): "
-	    "ISO 8601, @SECONDS, 1h ago)", TMQ_ON(RESET), 0 },
-	{ "shift-by", OPT_SHIFT, "[+-]N", TMQ_ARG_WORD,
-	    "move by N from the committed offset (or from --to)",
-	    TMQ_ON(RESET), 0 },
-	{ "partition", 'P', "N[,N...]", TMQ_ARG_WORD,
-	    "only these partitions", TMQ_ON(RESET), 0 },
-	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
-	    "print the new offsets, change nothing", TMQ_ON(RESET), 0 },
-	{ "force", OPT_FORCE, NULL, TMQ_ARG_NONE,
-	    "even while members are active", TMQ_ON(RESET) | TMQ_ON(DELETE),
-	    0 },
-	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
-	TMQ_COMMON_OPTIONS,
-	{ 0 }
-};
-
-static const struct tmq_cmd cmd = {
-	"tmq-group",
-	NULL,
-	"List, describe, rebalance, reset and delete the consumer groups of a "
-	"tmq root.",
-	NULL,
-	options,
-	subs,
-	"to shift-by force yes"
 };
 
 struct args {
 	const char *root, *topic;
-	unsigned *parts, nparts;	/* -P, when given */
-	int json, prom, yes, dry, force, have_to, have_shift, have_maxlag;
+	struct tmq_partsel parts;	/* -P, when given */
+	int json, prom, yes, dry, force;
+	unsigned have_to, have_shift, have_maxlag;
 	struct tmq_position to;
 	int64_t shift;
-	uint64_t maxlag;
-	double window;
-	int rootfd;
+	uint64_t maxlag, window;
+	int rootfd, sub;
+};
+
+/* What the options set. */
+static struct args args = { .window = 5 };
+
+/* --shift-by [+-]N */
+static int
+set_shift(const char *arg, struct tmq_error *e)
+{
+	const char *s = arg;
+	int neg = *s == '-';
+	uint64_t v;
+
+	if (*s == '-' || *s == '+')
+		s++;
+	if (tmq_parse_u64(s, 0, INT64_MAX / 2, &v, e) < 0)
+		return -1;
+	args.shift = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* The order here is the order of the usage lines' options. */
+static const struct tmq_option options[] = {
+	{ .lng = "topic", .shrt = 't', .arg = "TOPIC", .kind = TMQ_ARG_TOPIC,
+	    .help = "the group's topic, for groups the TwainMQ library created",
+	    .on = TMQ_ON(DESCRIBE) | TMQ_ON(RESET), .str = &args.topic },
+	{ .lng = "json", .help = "print JSON",
+	    .on = TMQ_ON(LIST) | TMQ_ON(DESCRIBE), .flag = &args.json },
+	{ .lng = "prometheus",
+	    .help = "print Prometheus metrics (node_exporter's textfile format)",
+	    .on = TMQ_ON(LIST), .flag = &args.prom },
+	{ .lng = "max-lag", .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "exit 1 when a partition lags by more than N",
+	    .on = TMQ_ON(DESCRIBE), .num = &args.maxlag, .max = UINT64_MAX,
+	    .given = &args.have_maxlag },
+	{ .lng = "window", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
+	    .help = "how long members have to answer (default 5)",
+	    .on = TMQ_ON(REBALANCE), .num = &args.window, .min = 1,
+	    .max = 86400 },
+	{ .lng = "to", .arg = "POS", .kind = TMQ_ARG_RESET, .whole = 1,
+	    .help = "start, now, OFFSET, -N (N before the end), or a TIME "
+	    "(tmq(7): ISO 8601, @SECONDS, 1h ago)", .on = TMQ_ON(RESET),
+	    .pos = &args.to, .given = &args.have_to },
+	{ .lng = "shift-by", .arg = "[+-]N", .kind = TMQ_ARG_WORD, .whole = 1,
+	    .help = "move by N from the committed offset (or from --to)",
+	    .on = TMQ_ON(RESET), .call = set_shift, .given = &args.have_shift },
+	{ .lng = "partition", .shrt = 'P', .arg = "N[,N...]",
+	    .kind = TMQ_ARG_WORD, .help = "only these partitions",
+	    .on = TMQ_ON(RESET), .parts = &args.parts },
+	{ .lng = "dry-run", .help = "print the new offsets, change nothing",
+	    .on = TMQ_ON(RESET), .flag = &args.dry },
+	{ .lng = "force", .whole = 1, .help = "even while members are active",
+	    .on = TMQ_ON(RESET) | TMQ_ON(DELETE), .flag = &args.force },
+	{ .lng = "yes", .shrt = 'y', .whole = 1, .help = "do not ask",
+	    .on = TMQ_ON(DELETE), .flag = &args.yes },
+	TMQ_COMMON_OPTIONS(&args.root),
+	{ 0 }
+};
+
+static const struct tmq_cmd cmd = {
+	.name = "tmq-group",
+	.summary = "List, describe, rebalance, reset and delete the consumer "
+	    "groups of a tmq root.",
+	.opts = options,
+	.subs = subs,
+	.sub = &args.sub,
 };
 
 static void
@@ -463,7 +485,7 @@ do_rebalance(struct args *a, const char *name)
 		return TMQ_EXIT_FAIL;
 	memset(&m, 0, sizeof m);
 	m.kind = TMQ_G_BEGINREBAL;
-	m.end = tmq_now() + a->window;
+	m.end = tmq_now() + (double)a->window;
 	rc = tmq_group_write(&g, 0, &m, &e);
 	tmq_group_close(&g);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
@@ -536,17 +558,17 @@ do_reset(struct args *a, const char *name)
 		    name, n, n == 1 ? " is" : "s are", n == 1 ? "it" : "them");
 		goto out;
 	}
-	if (a->parts != NULL) {
-		if (tmq_partlist_check(a->parts, a->nparts, t.partitions,
+	if (a->parts.v != NULL) {
+		if (tmq_partlist_check(a->parts.v, a->parts.n, t.partitions,
 		    &e) < 0) {
 			tmq_warn(&cmd, "%s: %s", name, e.msg);
 			goto out;
 		}
-		sel = malloc(a->nparts * sizeof *sel);
+		sel = malloc(a->parts.n * sizeof *sel);
 		if (sel == NULL)
 			goto out;
-		memcpy(sel, a->parts, a->nparts * sizeof *sel);
-		nsel = a->nparts;
+		memcpy(sel, a->parts.v, a->parts.n * sizeof *sel);
+		nsel = a->parts.n;
 	} else {
 		sel = malloc(t.partitions * sizeof *sel);
 		if (sel == NULL)
@@ -654,92 +676,37 @@ do_delete(struct args *a, const char *name)
 	return TMQ_EXIT_OK;
 }
 
-/* Parse the command line and do what it says; a's allocations are the
- * caller's to free. */
-static int
-run(struct args *a, int argc, char **argv)
-{
-	struct tmq_error e;
-	uint64_t v;
-	int c, rc, sub;
-
-	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
-		switch (c) {
-		case 'P':
-			free(a->parts);
-			a->parts = NULL;
-			if (tmq_partlist_parse(optarg, &a->parts, &a->nparts,
-			    &e) < 0)
-				return tmq_usage_error(&cmd, "-P: %s", e.msg);
-			break;
-		case 't': a->topic = optarg; break;
-		case 'y': a->yes = 1; break;
-		case OPT_DRY: a->dry = 1; break;
-		case OPT_FORCE: a->force = 1; break;
-		case OPT_JSON: a->json = 1; break;
-		case OPT_PROM: a->prom = 1; break;
-		case OPT_MAXLAG:
-			if (tmq_parse_u64(optarg, 0, UINT64_MAX, &a->maxlag, &e) < 0)
-				return tmq_usage_error(&cmd, "--max-lag: %s", e.msg);
-			a->have_maxlag = 1;
-			break;
-		case OPT_SHIFT: {
-			const char *s = optarg;
-			int neg = *s == '-';
-
-			if (*s == '-' || *s == '+')
-				s++;
-			if (tmq_parse_u64(s, 0, INT64_MAX / 2, &v, &e) < 0)
-				return tmq_usage_error(&cmd, "--shift-by: %s",
-				    e.msg);
-			a->shift = neg ? -(int64_t)v : (int64_t)v;
-			a->have_shift = 1;
-			break;
-		}
-		case OPT_TO:
-			if (tmq_position_parse(optarg, &a->to, &e) < 0)
-				return tmq_usage_error(&cmd, "--to: %s", e.msg);
-			a->have_to = 1;
-			break;
-		case OPT_WINDOW:
-			if (tmq_parse_u64(optarg, 1, 86400, &v, &e) < 0)
-				return tmq_usage_error(&cmd, "--window: %s", e.msg);
-			a->window = (double)v;
-			break;
-		case 'd': a->root = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
-		default: return TMQ_EXIT_USAGE;
-		}
-	}
-	if ((sub = tmq_subcommand(&cmd, argc, argv)) < 0)
-		return TMQ_EXIT_USAGE;
-	if (sub == RESET && !a->have_to && !a->have_shift)
-		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
-	if (a->prom && a->json)
-		return tmq_usage_error(&cmd,
-		    "--prometheus and --json exclude each other");
-	if (tmq_root_open_opt(a->root, 0, &a->rootfd, &e) < 0)
-		return tmq_report(&cmd, &e);
-	switch (sub) {
-	case LIST: rc = do_list(a); break;
-	case DESCRIBE: rc = do_describe(a, argv[optind]); break;
-	case REBALANCE: rc = do_rebalance(a, argv[optind]); break;
-	case RESET: rc = do_reset(a, argv[optind]); break;
-	default: rc = do_delete(a, argv[optind]); break;
-	}
-	close(a->rootfd);
-	return rc;
-}
-
 int
 main(int argc, char **argv)
 {
-	struct args a;
+	struct tmq_error e;
 	int rc;
 
-	memset(&a, 0, sizeof a);
-	a.window = 5;
-	rc = run(&a, argc, argv);
-	free(a.parts);
+	tmq_start(&cmd);
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
+		goto out;
+	if (args.sub == RESET && !args.have_to && !args.have_shift) {
+		rc = tmq_usage_error(&cmd, "reset needs --to or --shift-by");
+		goto out;
+	}
+	if (args.prom && args.json) {
+		rc = tmq_usage_error(&cmd,
+		    "--prometheus and --json exclude each other");
+		goto out;
+	}
+	if (tmq_root_open_opt(args.root, 0, &args.rootfd, &e) < 0) {
+		rc = tmq_report(&cmd, &e);
+		goto out;
+	}
+	switch (args.sub) {
+	case LIST: rc = do_list(&args); break;
+	case DESCRIBE: rc = do_describe(&args, argv[optind]); break;
+	case REBALANCE: rc = do_rebalance(&args, argv[optind]); break;
+	case RESET: rc = do_reset(&args, argv[optind]); break;
+	default: rc = do_delete(&args, argv[optind]); break;
+	}
+	close(args.rootfd);
+out:
+	free(args.parts.v);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "keys.h"
 #include "names.h"
 #include "producer.h"
@@ -13,47 +14,62 @@
 #include "root.h"
 #include "topic.h"
 
-enum { OPT_SYNC = 256, OPT_KEEP_TIME };
+/* What the options set. */
+static struct tmq_producer_opts po;
+static const char *root, **files;	/* --file names, in argv */
+static size_t nfiles, files_cap;
+static int whole, null, bytes;
+
+static int
+add_file(const char *arg, struct tmq_error *e)
+{
+	if (tmq_grow(&files, &files_cap, nfiles + 1, sizeof *files) < 0)
+		return tmq_fail(e, "out of memory");
+	files[nfiles++] = arg;
+	return 0;
+}
 
 static const struct tmq_option options[] = {
-	{ "null", '0', NULL, TMQ_ARG_NONE,
-	    "records on stdin end with NUL, not newline", TMQ_ON_ALL, 0 },
-	{ "bytes", 'b', NULL, TMQ_ARG_NONE, "payloads are raw bytes, not text",
-	    TMQ_ON_ALL, 0 },
-	{ "file", 'F', "FILE", TMQ_ARG_FILE,
-	    "with -l: put FILE as one message (repeatable)", TMQ_ON_ALL, 0 },
-	{ "json", 'J', NULL, TMQ_ARG_NONE,
-	    "each record a JSON object as tmq-get -J or kcat -J print it",
-	    TMQ_ON_ALL, 0 },
-	{ "keep-time", OPT_KEEP_TIME, NULL, TMQ_ARG_NONE,
-	    "with -J: keep each record's timestamp, not now", TMQ_ON_ALL, 0 },
-	{ "key", 'k', "KEY", TMQ_ARG_WORD, "the key of every message",
-	    TMQ_ON_ALL, 0 },
-	{ "key-delimiter", 'K', "SEP", TMQ_ARG_WORD,
-	    "each record is KEY SEP PAYLOAD", TMQ_ON_ALL, 0 },
-	{ "whole", 'l', NULL, TMQ_ARG_NONE,
-	    "all of stdin (or each --file) is one message", TMQ_ON_ALL, 0 },
-	{ "type", 'T', "NAME", TMQ_ARG_TYPE,
-	    "typed messages of type NAME: each record a JSON object",
-	    TMQ_ON_ALL, 0 },
-	{ "sync", OPT_SYNC, NULL, TMQ_ARG_NONE,
-	    "make each batch durable (fdatasync) before reading on",
-	    TMQ_ON_ALL, 0 },
-	TMQ_COMMON_OPTIONS,
+	{ .lng = "null", .shrt = '0',
+	    .help = "records on stdin end with NUL, not newline", .flag = &null },
+	{ .lng = "bytes", .shrt = 'b', .help = "payloads are raw bytes, not text",
+	    .flag = &bytes },
+	{ .lng = "file", .shrt = 'F', .arg = "FILE", .kind = TMQ_ARG_FILE,
+	    .help = "with -l: put FILE as one message (repeatable)",
+	    .call = add_file },
+	{ .lng = "json", .shrt = 'J',
+	    .help = "each record a JSON object as tmq-get -J or kcat -J print it",
+	    .flag = &po.json },
+	{ .lng = "keep-time",
+	    .help = "with -J: keep each record's timestamp, not now",
+	    .flag = &po.keep_time },
+	{ .lng = "key", .shrt = 'k', .arg = "KEY", .kind = TMQ_ARG_WORD,
+	    .help = "the key of every message", .str = &po.key },
+	{ .lng = "key-delimiter", .shrt = 'K', .arg = "SEP",
+	    .kind = TMQ_ARG_WORD, .help = "each record is KEY SEP PAYLOAD",
+	    .str = &po.keydelim_arg },
+	{ .lng = "whole", .shrt = 'l',
+	    .help = "all of stdin (or each --file) is one message",
+	    .flag = &whole },
+	{ .lng = "type", .shrt = 'T', .arg = "NAME", .kind = TMQ_ARG_TYPE,
+	    .help = "typed messages of type NAME: each record a JSON object",
+	    .str = &po.type_name },
+	{ .lng = "sync",
+	    .help = "make each batch durable (fdatasync) before reading on",
+	    .flag = &po.sync },
+	TMQ_COMMON_OPTIONS(&root),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
-	"tmq-put",
-	"[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... TOPIC "
-	    "[MESSAGE...]\n"
+	.name = "tmq-put",
+	.usage = "[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... "
+	    "TOPIC [MESSAGE...]\n"
 	    "[-0] -J [--keep-time] [--sync] TOPIC [MESSAGE...]",
-	"Append messages to a topic: the MESSAGE operands, else one per line "
-	"of standard input.",
-	"topic",
-	options,
-	NULL,
-	NULL
+	.summary = "Append messages to a topic: the MESSAGE operands, else one "
+	    "per line of standard input.",
+	.operands = "topic",
+	.opts = options,
 };
 
 struct put {
@@ -146,11 +162,11 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 
 /* The checks on the options that need them all. */
 static int
-check_usage(struct tmq_producer_opts *o, const char **files, int nfiles,
-    int whole, int null, int nops)
+check_usage(struct tmq_producer_opts *o, int nops)
 {
 	struct tmq_error e;
-	int i, dash = 0;
+	size_t i;
+	int dash = 0;
 
 	/* Standard input has one end: a second "-F -" could only put an
 	 * empty message. */
@@ -197,43 +213,24 @@ check_usage(struct tmq_producer_opts *o, const char **files, int nfiles,
 int
 main(int argc, char **argv)
 {
-	struct tmq_producer_opts o = { 0 };
 	struct tmq_topic t;
 	struct tmq_error e;
 	struct put pp;
-	const char *root = NULL, **files;
-	int c, fd, nfiles = 0, whole = 0, null = 0, bytes = 0, fatal = 0, i, rc;
+	int c, fd, fatal = 0, i, rc;
 
+	tmq_start(&cmd);
 	memset(&pp, 0, sizeof pp);
-	/* --file names point into argv; there are fewer than argc of them. */
-	files = calloc((size_t)argc, sizeof *files);
-	if (files == NULL)
-		return TMQ_EXIT_FAIL;
-	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
-		switch (c) {
-		case '0': null = 1; break;
-		case 'b': o.ptype = TMQ_BYTES; bytes = 1; break;
-		case 'F': files[nfiles++] = optarg; break;
-		case 'J': o.json = 1; break;
-		case OPT_KEEP_TIME: o.keep_time = 1; break;
-		case 'k': o.key = optarg; break;
-		case 'K': o.keydelim_arg = optarg; break;
-		case 'l': whole = 1; break;
-		case 'T': o.ptype = TMQ_TYPED; o.type_name = optarg; break;
-		case OPT_SYNC: o.sync = 1; break;
-		case 'd': root = optarg; break;
-		case TMQ_OPT_DONE: rc = TMQ_EXIT_OK; goto out;
-		default: rc = TMQ_EXIT_USAGE; goto out;
-		}
-	}
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
+		goto out;
 	/* Whichever came last would win, silently: messages of another kind
 	 * than meant. */
-	if (bytes && o.type_name != NULL) {
+	if (bytes && po.type_name != NULL) {
 		rc = tmq_usage_error(&cmd, "-b and -T do not go together");
 		goto out;
 	}
-	if ((rc = check_usage(&o, files, nfiles, whole, null,
-	    argc - optind)) != 0)
+	po.ptype = bytes ? TMQ_BYTES : po.type_name != NULL ? TMQ_TYPED :
+	    TMQ_TEXT;
+	if ((rc = check_usage(&po, argc - optind)) != 0)
 		goto out;
 	rc = TMQ_EXIT_FAIL;
 	/* A group's log is written by its members and tmq-commit: a message
@@ -253,9 +250,9 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	o.reject = reject;
-	o.arg = &pp;
-	if (tmq_producer_open(&pp.prod, &t, &o, &e) < 0) {
+	po.reject = reject;
+	po.arg = &pp;
+	if (tmq_producer_open(&pp.prod, &t, &po, &e) < 0) {
 		tmq_report(&cmd, &e);
 		tmq_topic_close(&t);
 		goto out;
@@ -269,7 +266,7 @@ main(int argc, char **argv)
 	} else if (nfiles > 0) {
 		/* A FILE that cannot be read is reported and skipped; "-" is
 		 * standard input. */
-		for (i = 0; i < nfiles && !fatal; i++) {
+		for (i = 0; (size_t)i < nfiles && !fatal; i++) {
 			int stdin_ = strcmp(files[i], "-") == 0;
 			int ffd = stdin_ ? STDIN_FILENO :
 			    open(files[i], O_RDONLY | O_CLOEXEC);
@@ -293,6 +290,6 @@ main(int argc, char **argv)
 	rc = fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 out:
 	free(files);
-	free((char *)o.keydelim);
+	free((char *)po.keydelim);
 	return rc;
 }

@@ -22,76 +22,97 @@
 #include "topicgroups.h"
 #include "topicstat.h"
 
-enum { OPT_JSON = 256, OPT_BEFORE, OPT_ARCHIVE, OPT_DRY, OPT_PROM,
-	OPT_GROUPS };
-
 enum { CREATE, LIST, INFO, PARTITION, PRUNE, DELETE };
 
 static const struct tmq_subcmd subs[] = {
-	[CREATE] = { "create", "NAME", 1, 1, "topic name",
-	    "create the topic NAME (and the root)" },
-	[LIST] = { "list", "", 0, 0, NULL, "list the topics of the root" },
-	[INFO] = { "info", "NAME", 1, 1, "topic name",
-	    "describe a topic: its partitions, files, offsets and times" },
-	[PARTITION] = { "partition", "NAME [KEY...]", 1, -1, "topic name",
-	    "print the partition of each KEY (or line of stdin)" },
-	[PRUNE] = { "prune", "NAME", 1, 1, "topic name",
-	    "remove (or archive) the day files older than a date" },
-	[DELETE] = { "delete", "NAME", 1, 1, "topic name",
-	    "delete a topic and all its messages" },
+	[CREATE] = { .name = "create", .operands = "NAME", .min = 1, .max = 1,
+	    .missing = "topic name",
+	    .help = "create the topic NAME (and the root)" },
+	[LIST] = { .name = "list", .operands = "",
+	    .help = "list the topics of the root" },
+	[INFO] = { .name = "info", .operands = "NAME", .min = 1, .max = 1,
+	    .missing = "topic name",
+	    .help = "describe a topic: its partitions, files, offsets and "
+	    "times" },
+	[PARTITION] = { .name = "partition", .operands = "NAME [KEY...]",
+	    .min = 1, .max = -1, .missing = "topic name",
+	    .help = "print the partition of each KEY (or line of stdin)" },
+	[PRUNE] = { .name = "prune", .operands = "NAME", .min = 1, .max = 1,
+	    .missing = "topic name",
+	    .help = "remove (or archive) the day files older than a date" },
+	[DELETE] = { .name = "delete", .operands = "NAME", .min = 1, .max = 1,
+	    .missing = "topic name",
+	    .help = "delete a topic and all its messages" },
 	{ 0 }
 };
 
+struct args {
+	const char *root, *before, *archive;
+	struct tmq_words types;	/* -t */
+	int width;		/* -k, u16 by default as in TwainMQ */
+	int dry;
+	uint64_t partitions;
+	int lng, yes, json, prom, null, with_groups, sub;
+};
+
+/* What the options set. */
+static struct args args = { .partitions = 1, .width = 2 };
+
+static int
+set_keytype(const char *arg, struct tmq_error *e)
+{
+	return tmq_keytype_parse(arg, &args.width, e);
+}
+
 /* The order here is the order of the usage lines' options. */
 static const struct tmq_option options[] = {
-	{ "key-type", 'k', "TYPE", TMQ_ARG_KEYTYPE,
-	    "u8, u16 (default), u32, u64 or charN", TMQ_ON(CREATE), 0 },
-	{ "partitions", 'p', "N", TMQ_ARG_WORD,
-	    "number of partitions (default 1)", TMQ_ON(CREATE), 0 },
-	{ "types", 't', "A,B,...", TMQ_ARG_WORD,
-	    "names of the typed messages the topic carries", TMQ_ON(CREATE),
-	    0 },
-	{ "long", 'l', NULL, TMQ_ARG_NONE,
-	    "add key type, partitions, messages and bytes", TMQ_ON(LIST), 0 },
-	{ "json", OPT_JSON, NULL, TMQ_ARG_NONE, "print JSON",
-	    TMQ_ON(LIST) | TMQ_ON(INFO), 0 },
-	{ "prometheus", OPT_PROM, NULL, TMQ_ARG_NONE,
-	    "print Prometheus metrics (node_exporter's textfile format)",
-	    TMQ_ON(LIST), 0 },
-	{ "null", '0', NULL, TMQ_ARG_NONE,
-	    "keys on stdin end with NUL, not newline", TMQ_ON(PARTITION), 0 },
-	{ "before", OPT_BEFORE, "DATE", TMQ_ARG_TIME,
-	    "day files older than the day of DATE go (a TIME, tmq(7): ISO "
-	    "8601, @SECONDS, 7d ago)", TMQ_ON(PRUNE), TMQ_ON(PRUNE) },
-	{ "archive", OPT_ARCHIVE, "DIR", TMQ_ARG_DIR,
-	    "move the files to the root DIR (DIR/NAME/) instead",
-	    TMQ_ON(PRUNE), 0 },
-	{ "dry-run", OPT_DRY, NULL, TMQ_ARG_NONE,
-	    "print what would go, change nothing", TMQ_ON(PRUNE), 0 },
-	{ "yes", 'y', NULL, TMQ_ARG_NONE, "do not ask", TMQ_ON(DELETE), 0 },
-	{ "with-groups", OPT_GROUPS, NULL, TMQ_ARG_NONE,
-	    "delete the groups that read the topic too", TMQ_ON(DELETE), 0 },
-	TMQ_COMMON_OPTIONS,
+	{ .lng = "key-type", .shrt = 'k', .arg = "TYPE",
+	    .kind = TMQ_ARG_KEYTYPE, .help = "u8, u16 (default), u32, u64 or "
+	    "charN", .on = TMQ_ON(CREATE), .call = set_keytype },
+	{ .lng = "partitions", .shrt = 'p', .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "number of partitions (default 1)", .on = TMQ_ON(CREATE),
+	    .num = &args.partitions, .min = 1, .max = TMQ_MAX_PARTITIONS },
+	{ .lng = "types", .shrt = 't', .arg = "A,B,...", .kind = TMQ_ARG_WORD,
+	    .help = "names of the typed messages the topic carries",
+	    .on = TMQ_ON(CREATE), .words = &args.types },
+	{ .lng = "long", .shrt = 'l',
+	    .help = "add key type, partitions, messages and bytes",
+	    .on = TMQ_ON(LIST), .flag = &args.lng },
+	{ .lng = "json", .help = "print JSON", .on = TMQ_ON(LIST) | TMQ_ON(INFO),
+	    .flag = &args.json },
+	{ .lng = "prometheus",
+	    .help = "print Prometheus metrics (node_exporter's textfile format)",
+	    .on = TMQ_ON(LIST), .flag = &args.prom },
+	{ .lng = "null", .shrt = '0',
+	    .help = "keys on stdin end with NUL, not newline",
+	    .on = TMQ_ON(PARTITION), .flag = &args.null },
+	/* Read when prune runs: a usage error before it is about the
+	 * command line as a whole. */
+	{ .lng = "before", .arg = "DATE", .kind = TMQ_ARG_TIME, .whole = 1,
+	    .help = "day files older than the day of DATE go (a TIME, tmq(7): "
+	    "ISO 8601, @SECONDS, 7d ago)", .on = TMQ_ON(PRUNE),
+	    .needs = TMQ_ON(PRUNE), .str = &args.before },
+	{ .lng = "archive", .arg = "DIR", .kind = TMQ_ARG_DIR,
+	    .help = "move the files to the root DIR (DIR/NAME/) instead",
+	    .on = TMQ_ON(PRUNE), .str = &args.archive },
+	{ .lng = "dry-run", .help = "print what would go, change nothing",
+	    .on = TMQ_ON(PRUNE), .flag = &args.dry },
+	{ .lng = "yes", .shrt = 'y', .whole = 1, .help = "do not ask",
+	    .on = TMQ_ON(DELETE), .flag = &args.yes },
+	{ .lng = "with-groups", .whole = 1,
+	    .help = "delete the groups that read the topic too",
+	    .on = TMQ_ON(DELETE), .flag = &args.with_groups },
+	TMQ_COMMON_OPTIONS(&args.root),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
-	"tmq-topic",
-	NULL,
-	"Create, list, describe, locate keys in, prune and delete the topics "
-	"of a tmq root.",
-	NULL,
-	options,
-	subs,
-	"before yes with-groups"
-};
-
-struct args {
-	const char *root, *types, *before, *archive;
-	int width;		/* -k, u16 by default as in TwainMQ */
-	int dry;
-	unsigned long partitions;
-	int lng, yes, json, prom, null, with_groups;
+	.name = "tmq-topic",
+	.summary = "Create, list, describe, locate keys in, prune and delete "
+	    "the topics of a tmq root.",
+	.opts = options,
+	.subs = subs,
+	.sub = &args.sub,
 };
 
 static int
@@ -104,57 +125,19 @@ open_root(const struct args *a, int create, int *fd)
 	return 0;
 }
 
-/* Split "A,B,C" in place. */
-static int
-split_types(char *s, char ***out, unsigned *n)
-{
-	char **v = NULL, *tok;
-	unsigned cnt = 0;
-
-	/* strsep keeps empty names ("A,,B"), for create to refuse. */
-	while ((tok = strsep(&s, ",")) != NULL) {
-		char **nv = realloc(v, (cnt + 1) * sizeof *v);
-
-		if (nv == NULL) {
-			free(v);
-			return -1;
-		}
-		v = nv;
-		v[cnt++] = tok;
-	}
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
 static int
 do_create(const struct args *a, const char *name)
 {
 	struct tmq_error e;
-	char **types = NULL, *copy = NULL;
-	unsigned ntypes = 0;
 	int fd, rc;
 
 	if (tmq_topic_name_check(name, &e) < 0)
 		return tmq_report(&cmd, &e);
-	if (a->types) {
-		copy = strdup(a->types);
-		if (copy == NULL || split_types(copy, &types, &ntypes) < 0) {
-			free(copy);
-			tmq_warn(&cmd, "out of memory");
-			return TMQ_EXIT_FAIL;
-		}
-	}
-	if (open_root(a, 1, &fd) < 0) {
-		free(types);
-		free(copy);
+	if (open_root(a, 1, &fd) < 0)
 		return TMQ_EXIT_FAIL;
-	}
-	rc = tmq_topic_create(fd, name, a->width, (unsigned)a->partitions, types,
-	    ntypes, NULL, &e);
+	rc = tmq_topic_create(fd, name, a->width, (unsigned)a->partitions,
+	    a->types.v, a->types.n, NULL, &e);
 	close(fd);
-	free(types);
-	free(copy);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }
 
@@ -641,52 +624,28 @@ out:
 int
 main(int argc, char **argv)
 {
-	struct args a = { .partitions = 1, .width = 2 };
-	struct tmq_error e;
-	uint64_t v;
-	int c, sub;
+	int rc;
 
-	while ((c = tmq_getopt(&cmd, argc, argv)) != -1) {
-		switch (c) {
-		case 'k':
-			if (tmq_keytype_parse(optarg, &a.width, &e) < 0)
-				return tmq_usage_error(&cmd, "-k: %s", e.msg);
-			break;
-		case 'l': a.lng = 1; break;
-		case 'p':
-			if (tmq_parse_u64(optarg, 1, TMQ_MAX_PARTITIONS, &v,
-			    &e) < 0)
-				return tmq_usage_error(&cmd, "-p: %s", e.msg);
-			a.partitions = (unsigned long)v;
-			break;
-		case 't': a.types = optarg; break;
-		case 'y': a.yes = 1; break;
-		case OPT_GROUPS: a.with_groups = 1; break;
-		case '0': a.null = 1; break;
-		case OPT_JSON: a.json = 1; break;
-		case OPT_PROM: a.prom = 1; break;
-		case OPT_BEFORE: a.before = optarg; break;
-		case OPT_ARCHIVE: a.archive = optarg; break;
-		case OPT_DRY: a.dry = 1; break;
-		case 'd': a.root = optarg; break;
-		case TMQ_OPT_DONE: return TMQ_EXIT_OK;
-		default: return TMQ_EXIT_USAGE;
-		}
+	tmq_start(&cmd);
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
+		goto out;
+	if (args.prom && (args.json || args.lng)) {
+		rc = tmq_usage_error(&cmd, "--prometheus and %s exclude each "
+		    "other", args.json ? "--json" : "-l");
+		goto out;
 	}
-	if ((sub = tmq_subcommand(&cmd, argc, argv)) < 0)
-		return TMQ_EXIT_USAGE;
-	if (a.prom && (a.json || a.lng))
-		return tmq_usage_error(&cmd, "--prometheus and %s exclude each "
-		    "other", a.json ? "--json" : "-l");
-	switch (sub) {
-	case CREATE: return do_create(&a, argv[optind]);
-	case LIST: return do_list(&a);
-	case INFO: return do_info(&a, argv[optind]);
+	switch (args.sub) {
+	case CREATE: rc = do_create(&args, argv[optind]); break;
+	case LIST: rc = do_list(&args); break;
+	case INFO: rc = do_info(&args, argv[optind]); break;
 	case PARTITION:
-		return do_partition(&a, argv[optind], argc - optind - 1,
+		rc = do_partition(&args, argv[optind], argc - optind - 1,
 		    argv + optind + 1);
-	case PRUNE: return do_prune(&a, argv[optind]);
-	case DELETE: return do_delete(&a, argv[optind]);
-	default: return TMQ_EXIT_USAGE;
+		break;
+	case PRUNE: rc = do_prune(&args, argv[optind]); break;
+	default: rc = do_delete(&args, argv[optind]); break;
 	}
+out:
+	free(args.types.v);
+	return rc;
 }

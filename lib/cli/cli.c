@@ -1,4 +1,4 @@
-/* cli.c: option tables, help, usage errors (see cli.h). */
+/* cli.c: option tables, start-up, help, usage errors (see cli.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -11,6 +11,10 @@
 #include "cli.h"
 #include "completion.h"
 #include "notice.h"
+#include "partlist.h"
+#include "split.h"
+#include "timespec.h"
+#include "timestamp.h"
 
 #define COMPLETION_HELPER 0x7ff0
 
@@ -23,6 +27,12 @@ static const char *const kind_names[] = {
  * each was first given (0: not given), and whether by its long name. */
 static unsigned *given_order, given_count;
 static unsigned char *given_long;
+
+static int
+has_short(const struct tmq_option *o)
+{
+	return o->shrt > 0 && o->shrt < 256;
+}
 
 static unsigned
 sub_count(const struct tmq_cmd *cmd)
@@ -39,7 +49,7 @@ static void
 option_usage(const struct tmq_option *o, int brackets, FILE *f)
 {
 	fputs(brackets ? " [" : " ", f);
-	if (o->shrt > 0 && o->shrt < 256)
+	if (has_short(o))
 		fprintf(f, "-%c", o->shrt);
 	else
 		fprintf(f, "--%s", o->lng);
@@ -121,7 +131,7 @@ help(const struct tmq_cmd *cmd)
 		printf("\nOptions (each only with the commands named):\n");
 	}
 	for (o = cmd->opts; o->lng != NULL; o++) {
-		if (o->shrt > 0 && o->shrt < 256)
+		if (has_short(o))
 			snprintf(left, sizeof left, "-%c, --%s%s%s", o->shrt,
 			    o->lng, o->arg ? " " : "", o->arg ? o->arg : "");
 		else
@@ -180,14 +190,14 @@ completion_helper(const struct tmq_cmd *cmd, const char *what, int argc,
 					strlcat(subs, cmd->subs[i].name,
 					    sizeof subs);
 				}
-		if (o->shrt > 0 && o->shrt < 256)
+		if (has_short(o))
 			printf("-%c %s%s\n", o->shrt, kind_names[o->kind],
 			    subs);
 		printf("--%s %s%s\n", o->lng, kind_names[o->kind], subs);
 	}
 }
 
-/* The words tmq_negative_operands hid from getopt: each is passed as the
+/* The words hide_negatives hid from getopt: each is passed as the
  * same string without its '-', and put back once the options are read. */
 static char **hidden;
 static size_t nhidden;
@@ -199,19 +209,9 @@ short_option(const struct tmq_cmd *cmd, int c)
 	const struct tmq_option *o;
 
 	for (o = cmd->opts; o->lng != NULL; o++)
-		if (o->shrt == c)
+		if (c != 0 && o->shrt == c)
 			return o;
 	return NULL;
-}
-
-/* The option getopt_long returned: by its index in the table when it
- * was given by its long name (li >= 0), else by its letter. */
-static const struct tmq_option *
-option_of(const struct tmq_cmd *cmd, int c, int li)
-{
-	if (li >= 0)
-		return cmd->opts[li].lng != NULL ? &cmd->opts[li] : NULL;
-	return short_option(cmd, c);
 }
 
 /* Whether the long option w (to its '=', if any) takes its argument from
@@ -236,8 +236,8 @@ long_takes_next(const struct tmq_cmd *cmd, const char *w)
 	return n == 1 && hit->arg != NULL;
 }
 
-void
-tmq_negative_operands(const struct tmq_cmd *cmd, int argc, char **argv)
+static void
+hide_negatives(const struct tmq_cmd *cmd, int argc, char **argv)
 {
 	const struct tmq_option *o;
 	const char *w;
@@ -292,37 +292,6 @@ unhide(int argc, char **argv)
 	free(hidden);
 	hidden = NULL;
 	nhidden = 0;
-}
-
-/* Whether the long option name is in the tool's list of those taken only
- * whole. */
-static int
-is_whole(const struct tmq_cmd *cmd, const char *name)
-{
-	const char *p = cmd->whole;
-	size_t len = strlen(name), w;
-
-	while (p != NULL && *p != '\0') {
-		w = strcspn(p, " ");
-		if (w == len && strncmp(p, name, len) == 0)
-			return 1;
-		p += w;
-		p += strspn(p, " ");
-	}
-	return 0;
-}
-
-/* How many names a list of those taken whole has. */
-static size_t
-whole_count(const char *p)
-{
-	size_t n = 0;
-
-	for (p += strspn(p, " "); *p != '\0'; p += strspn(p, " ")) {
-		p += strcspn(p, " ");
-		n++;
-	}
-	return n;
 }
 
 /* The word of the long option getopt_long has just returned: the one
@@ -403,155 +372,169 @@ print_notice(void *arg, const char *msg)
 	fprintf(stderr, "%s: %s\n", cmd->name, msg);
 }
 
-int
-tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv)
+void
+tmq_start(const struct tmq_cmd *cmd)
 {
-	static struct option *longs;
-	static char shorts[128];
-	static const struct tmq_cmd *built;
-	const struct tmq_option *o;
-	static size_t n;
-	size_t i, s = 0;
-	int c, li;
+	if (exit_cmd != NULL)
+		return;
+	hold_std_fds();
+	exit_cmd = cmd;
+	atexit(close_stdout_at_exit);
+	/* lib/'s notices go to stderr under the tool's name. */
+	tmq_notice_sink(print_notice, (void *)cmd);
+}
 
-	if (built != cmd) {
-		if (exit_cmd == NULL)
-			hold_std_fds();
-		n = 0;
-		for (o = cmd->opts; o->lng != NULL; o++) {
-			/* A table that would let an option through unchecked,
-			 * or refuse it everywhere, is the program's bug. */
-			if (cmd->subs != NULL && (o->on == 0 ||
-			    (o->needs & ~o->on) != 0)) {
-				fprintf(stderr, "%s: --%s: in no command's "
-				    "table\n", cmd->name, o->lng);
-				abort();
-			}
-			n++;
-		}
-		/* So is a name in the list of those taken whole that is no
-		 * option: what it meant to guard would be abbreviable. */
-		for (i = 0, o = cmd->opts; o->lng != NULL; o++)
-			i += is_whole(cmd, o->lng);
-		if (cmd->whole != NULL && i != whole_count(cmd->whole)) {
-			fprintf(stderr, "%s: a name taken whole is no option\n",
-			    cmd->name);
+/* How many of an option's places are set. */
+static int
+places(const struct tmq_option *o)
+{
+	return (o->flag != NULL) + (o->str != NULL) + (o->num != NULL) +
+	    (o->parts != NULL) + (o->words != NULL) + (o->time != NULL) +
+	    (o->pos != NULL) + (o->call != NULL);
+}
+
+/* A table that would let an option through unchecked, or refuse it
+ * everywhere, or has nowhere to put its value, is the program's bug. */
+static void
+check_table(const struct tmq_cmd *cmd)
+{
+	const struct tmq_option *o;
+	const char *why = NULL;
+
+	for (o = cmd->opts; o->lng != NULL && why == NULL; o++) {
+		if (cmd->subs != NULL && (o->on == 0 || (o->needs & ~o->on) != 0))
+			why = "in no command's table";
+		else if (o->shrt == 'h' || o->shrt == 'V')
+			why = places(o) != 0 ? "answered by tmq_options" : NULL;
+		else if (places(o) != 1)
+			why = "not one place for its value";
+		else if ((o->flag == NULL) != (o->arg != NULL))
+			why = "an argument for a flag, or none for a value";
+		else if (o->num != NULL && o->min > o->max)
+			why = "no number in its bounds";
+		if (why != NULL) {
+			fprintf(stderr, "%s: --%s: %s\n", cmd->name, o->lng, why);
 			abort();
 		}
-		free(longs);
-		free(given_order);
-		free(given_long);
-		given_count = 0;
-		longs = calloc(n + 2, sizeof *longs);
-		given_order = calloc(n + 1, sizeof *given_order);
-		given_long = calloc(n + 1, 1);
-		if (longs == NULL || given_order == NULL || given_long == NULL) {
-			fprintf(stderr, "%s: out of memory\n", cmd->name);
-			return '?';
-		}
-		s = 0;
-		for (i = 0, o = cmd->opts; i < n; i++, o++) {
-			longs[i].name = o->lng;
-			longs[i].has_arg = o->arg ? required_argument :
-			    no_argument;
-			longs[i].val = o->shrt;
-			if (o->shrt > 0 && o->shrt < 256 &&
-			    s + 3 < sizeof shorts) {
-				shorts[s++] = (char)o->shrt;
-				if (o->arg)
-					shorts[s++] = ':';
-			}
-		}
-		shorts[s] = '\0';
-		longs[n].name = "completion-helper";
-		longs[n].has_arg = optional_argument;
-		longs[n].val = COMPLETION_HELPER;
-		built = cmd;
-		/* getopt's own messages start with argv[0]: the tool's name,
-		 * not the path it was run by. */
-		argv[0] = (char *)cmd->name;
-		if (exit_cmd == NULL) {
-			exit_cmd = cmd;
-			atexit(close_stdout_at_exit);
-		}
-		/* lib/'s notices go to stderr under the tool's name. */
-		tmq_notice_sink(print_notice, (void *)cmd);
 	}
-	li = -1;
-	c = getopt_long(argc, argv, shorts, longs, &li);
-	if (c != -1 && c != '?' && c != ':' && li >= 0 && (size_t)li < n &&
-	    is_whole(cmd, cmd->opts[li].lng) &&
-	    abbreviated(cmd->opts[li].lng, argv, optarg)) {
-		fprintf(stderr, "%s: '%.*s': write --%s in full\n", cmd->name,
-		    (int)strcspn(opt_word(argv, optarg), "="),
-		    opt_word(argv, optarg), cmd->opts[li].lng);
-		c = '?';
-	}
-	/* "-d ''" from an unset variable would be the default root: a delete
-	 * there instead of where it was meant. */
-	if (c != -1 && c != '?' && c != ':' && optarg != NULL &&
-	    *optarg == '\0' && (o = option_of(cmd, c, li)) != NULL &&
-	    (o->kind == TMQ_ARG_DIR || o->kind == TMQ_ARG_FILE)) {
-		if (li >= 0)
-			fprintf(stderr, "%s: --%s: empty %s name\n", cmd->name,
-			    o->lng, o->kind == TMQ_ARG_DIR ? "directory" : "file");
-		else
-			fprintf(stderr, "%s: -%c: empty %s name\n", cmd->name,
-			    o->shrt, o->kind == TMQ_ARG_DIR ? "directory" : "file");
-		c = '?';
-	}
-	if (c != -1 && c != '?' && c != ':') {
-		int was_long = li >= 0;
-
-		if (li < 0)
-			for (li = 0, o = cmd->opts; o->lng != NULL &&
-			    o->shrt != c; o++)
-				li++;
-		/* A list given twice ("-P 0 -P 1"): the last alone would be
-		 * taken, the first dropped without a word. */
-		if ((size_t)li < n && given_order[li] != 0 &&
-		    cmd->opts[li].arg != NULL &&
-		    strchr(cmd->opts[li].arg, ',') != NULL) {
-			if (was_long || cmd->opts[li].shrt <= 0 ||
-			    cmd->opts[li].shrt >= 256)
-				fprintf(stderr, "%s: --%s", cmd->name,
-				    cmd->opts[li].lng);
-			else
-				fprintf(stderr, "%s: -%c", cmd->name,
-				    cmd->opts[li].shrt);
-			fprintf(stderr, " given twice: give one list (%s)\n",
-			    cmd->opts[li].arg);
-			c = '?';
-		} else if ((size_t)li < n && given_order[li] == 0) {
-			given_order[li] = ++given_count;
-			given_long[li] = (unsigned char)was_long;
-		}
-	}
-	switch (c) {
-	case -1:
-		if (hidden != NULL)
-			unhide(argc, argv);
-		return -1;
-	case 'h':
-		help(cmd);
-		return TMQ_OPT_DONE;
-	case 'V':
-		printf("%s (%s) %s\n", cmd->name, PACKAGE_NAME, PACKAGE_VERSION);
-		return TMQ_OPT_DONE;
-	case COMPLETION_HELPER:
-		completion_helper(cmd, optarg, argc - optind, argv + optind);
-		return TMQ_OPT_DONE;
-	case '?':
-		fprintf(stderr, "Try '%s --help' for more information.\n",
-		    cmd->name);
-		return '?';
-	default:
-		return c;
+	if (cmd->subs != NULL && cmd->sub == NULL) {
+		fprintf(stderr, "%s: nowhere for the command\n", cmd->name);
+		abort();
 	}
 }
 
-int
-tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv)
+/* "-n" or "--from": the option as messages about its value name it. */
+static void
+option_name(const struct tmq_option *o, int as_given_long, char *buf,
+    size_t sz)
+{
+	if (as_given_long || o->say_long || !has_short(o))
+		snprintf(buf, sz, "--%s", o->lng);
+	else
+		snprintf(buf, sz, "-%c", o->shrt);
+}
+
+/* Put the argument where the option says, checked; a usage error (said)
+ * when it fails its check. */
+static int
+store(const struct tmq_cmd *cmd, const struct tmq_option *o, const char *arg)
+{
+	struct tmq_error e;
+	char name[300];
+	int rc = 0;
+
+	if (o->flag != NULL)
+		*o->flag = 1;
+	else if (o->str != NULL)
+		*o->str = arg;
+	else if (o->num != NULL)
+		rc = tmq_parse_u64(arg, o->min, o->max, o->num, &e);
+	else if (o->parts != NULL) {
+		free(o->parts->v);
+		o->parts->v = NULL;
+		o->parts->n = 0;
+		rc = tmq_partlist_parse(arg, &o->parts->v, &o->parts->n, &e);
+	} else if (o->words != NULL) {
+		free(o->words->v);
+		o->words->v = NULL;
+		o->words->n = 0;
+		rc = tmq_split(arg, ',', &o->words->v, &o->words->n, &e);
+	} else if (o->time != NULL)
+		rc = tmq_timespec_parse(arg, tmq_now(), o->time, &e);
+	else if (o->pos != NULL)
+		rc = tmq_position_parse(arg, o->pos, &e);
+	else
+		rc = o->call(arg, &e);
+	if (rc == 0)
+		return 0;
+	if (o->bare)
+		return tmq_usage_error(cmd, "%s", e.msg), -1;
+	option_name(o, 0, name, sizeof name);
+	return tmq_usage_error(cmd, "%s: %s", name, e.msg), -1;
+}
+
+/* One option as getopt_long returned it: c, the value it was given for
+ * the option's index in the table (below 256 a short letter; 256 + i the
+ * long option i).  Returns 0 when its value is stored; 'h' or 'V' for -h
+ * and -V, to answer; -1 after a usage error said without the --help
+ * hint, -2 after one said in full. */
+static int
+take(const struct tmq_cmd *cmd, int c, char **argv)
+{
+	const struct tmq_option *o;
+	int was_long = c >= 256;
+	unsigned li;
+
+	if (was_long)
+		li = (unsigned)(c - 256);
+	else
+		for (li = 0, o = cmd->opts; o->lng != NULL && o->shrt != c; o++)
+			li++;
+	o = &cmd->opts[li];
+	if (was_long && o->whole && abbreviated(o->lng, argv, optarg)) {
+		fprintf(stderr, "%s: '%.*s': write --%s in full\n", cmd->name,
+		    (int)strcspn(opt_word(argv, optarg), "="),
+		    opt_word(argv, optarg), o->lng);
+		return -1;
+	}
+	/* "-d ''" from an unset variable would be the default root: a delete
+	 * there instead of where it was meant. */
+	if (optarg != NULL && *optarg == '\0' &&
+	    (o->kind == TMQ_ARG_DIR || o->kind == TMQ_ARG_FILE)) {
+		if (was_long || !has_short(o))
+			fprintf(stderr, "%s: --%s", cmd->name, o->lng);
+		else
+			fprintf(stderr, "%s: -%c", cmd->name, o->shrt);
+		fprintf(stderr, ": empty %s name\n",
+		    o->kind == TMQ_ARG_DIR ? "directory" : "file");
+		return -1;
+	}
+	if (given_order[li] != 0 && (o->parts != NULL || o->words != NULL)) {
+		/* A list given twice ("-P 0 -P 1"): the last alone would be
+		 * taken, the first dropped without a word. */
+		if (was_long || !has_short(o))
+			fprintf(stderr, "%s: --%s", cmd->name, o->lng);
+		else
+			fprintf(stderr, "%s: -%c", cmd->name, o->shrt);
+		fprintf(stderr, " given twice: give one list (%s)\n", o->arg);
+		return -1;
+	}
+	if (given_order[li] == 0) {
+		given_order[li] = ++given_count;
+		given_long[li] = (unsigned char)was_long;
+		if (o->given != NULL)
+			*o->given = given_order[li];
+	}
+	if (o->shrt == 'h' || o->shrt == 'V')
+		return o->shrt;
+	return store(cmd, o, optarg) < 0 ? -2 : 0;
+}
+
+/* In a tool with subcommands, once the options are read: the index of
+ * the subcommand at argv[optind] (optind moves past it), or -1 after a
+ * usage error (said). */
+static int
+subcommand(const struct tmq_cmd *cmd, int argc, char **argv)
 {
 	const struct tmq_option *o, *bad = NULL;
 	const struct tmq_subcmd *sc;
@@ -600,7 +583,7 @@ tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv)
 	}
 	for (k = 0, o = cmd->opts; o->lng != NULL; k++, o++)
 		if ((o->needs & TMQ_ON(i)) && given_order[k] == 0) {
-			if (o->shrt > 0 && o->shrt < 256)
+			if (has_short(o))
 				return tmq_usage_error(cmd, "%s needs -%c%s%s",
 				    sc->name, o->shrt, o->arg ? " " : "",
 				    o->arg ? o->arg : ""), -1;
@@ -620,6 +603,88 @@ tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv)
 		    sc->name), -1;
 	}
 	return (int)i;
+}
+
+int
+tmq_options(const struct tmq_cmd *cmd, int argc, char **argv)
+{
+	const struct tmq_option *o;
+	struct option *longs;
+	char shorts[3 * 128 + 1];
+	size_t n = 0, i, s = 0;
+	int c, rc = -1, sub;
+
+	check_table(cmd);
+	for (o = cmd->opts; o->lng != NULL; o++)
+		n++;
+	longs = calloc(n + 2, sizeof *longs);
+	given_order = calloc(n + 1, sizeof *given_order);
+	given_long = calloc(n + 1, 1);
+	given_count = 0;
+	if (longs == NULL || given_order == NULL || given_long == NULL) {
+		fprintf(stderr, "%s: out of memory\n", cmd->name);
+		rc = TMQ_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0, o = cmd->opts; i < n; i++, o++) {
+		longs[i].name = o->lng;
+		longs[i].has_arg = o->arg ? required_argument : no_argument;
+		longs[i].val = 256 + (int)i;
+		if (has_short(o) && s + 3 < sizeof shorts) {
+			shorts[s++] = (char)o->shrt;
+			if (o->arg)
+				shorts[s++] = ':';
+		}
+	}
+	shorts[s] = '\0';
+	longs[n].name = "completion-helper";
+	longs[n].has_arg = optional_argument;
+	longs[n].val = COMPLETION_HELPER;
+	/* getopt's own messages start with argv[0]: the tool's name, not the
+	 * path it was run by. */
+	argv[0] = (char *)cmd->name;
+	if (cmd->negative_operands)
+		hide_negatives(cmd, argc, argv);
+	while (rc < 0 && (c = getopt_long(argc, argv, shorts, longs,
+	    NULL)) != -1) {
+		if (c == COMPLETION_HELPER) {
+			completion_helper(cmd, optarg, argc - optind,
+			    argv + optind);
+			rc = TMQ_EXIT_OK;
+			break;
+		}
+		if (c != '?' && c != ':')
+			c = take(cmd, c, argv);
+		if (c == 'h') {
+			help(cmd);
+			rc = TMQ_EXIT_OK;
+		} else if (c == 'V') {
+			printf("%s (%s) %s\n", cmd->name, PACKAGE_NAME,
+			    PACKAGE_VERSION);
+			rc = TMQ_EXIT_OK;
+		} else if (c == -2)
+			rc = TMQ_EXIT_USAGE;	/* said in full */
+		else if (c != 0) {
+			fprintf(stderr, "Try '%s --help' for more "
+			    "information.\n", cmd->name);
+			rc = TMQ_EXIT_USAGE;
+		}
+	}
+	if (hidden != NULL)
+		unhide(argc, argv);
+	if (rc < 0 && cmd->subs != NULL) {
+		if ((sub = subcommand(cmd, argc, argv)) < 0)
+			rc = TMQ_EXIT_USAGE;
+		else
+			*cmd->sub = sub;
+	}
+out:
+	free(longs);
+	free(given_order);
+	free(given_long);
+	given_order = NULL;
+	given_long = NULL;
+	return rc;
 }
 
 int

@@ -1,6 +1,8 @@
 /* cli.h: what every tool's main() shares: one option table per tool feeds
  * getopt_long, -h, and the shell completions (--completion-helper), so the
- * three never drift apart; plus the fixed exit codes and error printing. */
+ * three never drift apart, and says where each option's value goes and how
+ * it is checked, so no main() handles an option itself; plus start-up, the
+ * fixed exit codes and error printing. */
 #ifndef TMQ_CLI_H
 #define TMQ_CLI_H
 
@@ -8,6 +10,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "position.h"
 
 enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
 
@@ -24,16 +27,58 @@ enum tmq_argkind {
 #define TMQ_ON(i)	(1u << (i))
 #define TMQ_ON_ALL	(~0u)
 
+/* The values of a list option, given once ("-P 0,2": v {0, 2}, n 2);
+ * v is malloc'd (one block), NULL until the option is given. */
+struct tmq_partsel {
+	unsigned *v;
+	unsigned n;
+};
+struct tmq_words {
+	char **v;		/* "-t A,,B": "A", "", "B" */
+	unsigned n;
+};
+
+/* One option, written with designated initializers: what it is called,
+ * how -h and the completions show it, and where its value goes and how it
+ * is checked.  Exactly one of the places (flag ... call) is set, save for
+ * -h and -V (TMQ_COMMON_OPTIONS), which tmq_options answers itself.  A
+ * value that fails its check is a usage error, "-n: MESSAGE" (the short
+ * letter when there is one), said when the option is read. */
 struct tmq_option {
 	const char *lng;	/* long name, without "--" */
-	int shrt;		/* short letter, or a value > 255 for none */
+	int shrt;		/* short letter, or 0 for none */
 	const char *arg;	/* argument name ("DIR"), NULL for none */
-	enum tmq_argkind kind;
+	enum tmq_argkind kind;	/* for completion */
 	const char *help;
 	/* Tools with subcommands only.  on: the subcommands that take the
 	 * option (any other refuses it: a usage error, never ignored); it is
 	 * never 0.  needs: those of them that cannot do without it. */
 	unsigned on, needs;
+	/* Taken only by its whole long name, never abbreviated: for the
+	 * options that delete, move offsets or answer for the user. */
+	unsigned whole : 1;
+	/* Messages about its value name the long option ("--from: ..."),
+	 * not the letter. */
+	unsigned say_long : 1;
+	/* Its callback's messages are said as they are, unprefixed (they
+	 * name what they are about: "bad format: ..."). */
+	unsigned bare : 1;
+
+	int *flag;			/* set to 1 */
+	const char **str;		/* the argument (the last given) */
+	uint64_t *num;			/* a whole number in [min, max] */
+	uint64_t min, max;
+	struct tmq_partsel *parts;	/* a partition list (partlist.h) */
+	struct tmq_words *words;	/* a ','-separated list of words */
+	double *time;			/* a time of tmq(7) TIMES */
+	struct tmq_position *pos;	/* a position (position.h) */
+	/* The odd one: the argument to check and keep as it likes; on
+	 * failure, e says why. */
+	int (*call)(const char *arg, struct tmq_error *e);
+
+	/* When set, the order in which it was first given among the
+	 * options (1, 2, ...); 0 when not given. */
+	unsigned *given;
 };
 
 /* A subcommand ("tmq-topic create"). */
@@ -59,51 +104,46 @@ struct tmq_cmd {
 	const struct tmq_option *opts;	/* ends with a zeroed entry */
 	const struct tmq_subcmd *subs;	/* ends with a zeroed entry; NULL
 					 * for a tool without subcommands */
-	const char *whole;		/* the long options taken only by their
-					 * whole name, never abbreviated, ' '-
-					 * separated: those that delete, move
-					 * offsets or answer for the user */
+	int *sub;			/* where the subcommand's index goes */
+	/* The operands are numbers and the tool has no digit options: the
+	 * words that look like negative numbers ("-1") are operands, not
+	 * options, for the tool to say what is wrong with them. */
+	int negative_operands;
 };
 
-/* The options every tool has, to put at the end of its table. */
-#define TMQ_COMMON_OPTIONS \
-	{ "root", 'd', "DIR", TMQ_ARG_DIR, "the root directory (default $TMQ_ROOT, " \
-	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)", TMQ_ON_ALL, 0 }, \
-	{ "help", 'h', NULL, TMQ_ARG_NONE, "show this help and exit", \
-	    TMQ_ON_ALL, 0 }, \
-	{ "version", 'V', NULL, TMQ_ARG_NONE, "show the version and exit", \
-	    TMQ_ON_ALL, 0 }
+/* The options every tool has, to put at the end of its table; root: where
+ * -d's argument goes. */
+#define TMQ_COMMON_OPTIONS(root) \
+	{ .lng = "root", .shrt = 'd', .arg = "DIR", .kind = TMQ_ARG_DIR, \
+	    .help = "the root directory (default $TMQ_ROOT, " \
+	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)", .on = TMQ_ON_ALL, \
+	    .str = (root) }, \
+	{ .lng = "help", .shrt = 'h', .help = "show this help and exit", \
+	    .on = TMQ_ON_ALL }, \
+	{ .lng = "version", .shrt = 'V', .help = "show the version and exit", \
+	    .on = TMQ_ON_ALL }
 
-/* Returned by tmq_getopt for -h, -V and --completion-helper after printing
- * what they print: main() then returns 0. */
-#define TMQ_OPT_DONE (-2)
+/* The first thing main() does, before it opens any file.  Holds a closed
+ * standard input, output or error (/dev/null, unusable: no file of the
+ * root can become one of them); arranges that a write error on standard
+ * output, found when it is flushed and closed at exit, is reported and
+ * makes the exit status 1 (tmq_close_stdout), whatever path main() took;
+ * and sends lib/'s notices to stderr as "TOOL: MESSAGE". */
+void tmq_start(const struct tmq_cmd *cmd);
 
-/* getopt_long over the table.  The first call, which must come before the
- * tool opens any file, holds a closed standard input, output or error
- * (/dev/null, unusable: no file of the root can become one of them), and
- * arranges that a write error on standard output, found when it is flushed
- * and closed at exit, is reported and makes the exit status 1
- * (tmq_close_stdout), whatever path main() took.  Returns the option (its short letter, or
- * the value given for long-only ones), -1 at the end, '?' on a usage error
- * (the message is already on stderr), or TMQ_OPT_DONE. */
-int tmq_getopt(const struct tmq_cmd *cmd, int argc, char **argv);
+/* Read the options (getopt_long over the table) into the places the table
+ * names, each checked as it is read; then, in a tool with subcommands, the
+ * subcommand into *cmd->sub: refused with a usage error when missing or
+ * unknown, or when given an option that it does not take, or without one
+ * that it needs, or with too few or too many operands.  Returns -1 when
+ * the tool goes on (its operands begin at optind), else what main()
+ * returns: TMQ_EXIT_OK after -h, -V or --completion-helper has printed
+ * what it prints, TMQ_EXIT_USAGE after a usage error (said on stderr). */
+int tmq_options(const struct tmq_cmd *cmd, int argc, char **argv);
 
 /* Flush and close standard output, once; on a write error say so and
  * return -1.  For a tool that wants the status before it returns. */
 int tmq_close_stdout(const struct tmq_cmd *cmd);
-
-/* For a tool whose operands are numbers and which has no digit options:
- * make the words that look like negative numbers ("-1") operands, not
- * options, for the tool to say what is wrong with them.  Call before the
- * first tmq_getopt. */
-void tmq_negative_operands(const struct tmq_cmd *cmd, int argc, char **argv);
-
-/* For a tool with subcommands, once tmq_getopt has returned -1: the index
- * of the subcommand at argv[optind] (optind moves past it), or -1 after a
- * usage error (on stderr): no subcommand, an unknown one, an option given
- * that it does not take, one that it needs missing, or too few or too many
- * operands. */
-int tmq_subcommand(const struct tmq_cmd *cmd, int argc, char **argv);
 
 void tmq_usage(const struct tmq_cmd *cmd, FILE *f);
 /* "tmq-x: msg" and the --help hint on stderr; returns TMQ_EXIT_USAGE. */

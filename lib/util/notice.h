@@ -1,6 +1,6 @@
 /* notice.h: notices, one-line warnings that do not stop the work (a root
  * open to others).  lib/ hands them to the sink the tool set up
- * (tmq_getopt sets one that prints "TOOL: MESSAGE" on stderr); without a
+ * (tmq_start sets one that prints "TOOL: MESSAGE" on stderr); without a
  * sink they go nowhere. */
 #ifndef TMQ_NOTICE_H
 #define TMQ_NOTICE_H
