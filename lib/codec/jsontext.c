@@ -212,7 +212,7 @@ tmq_json_strict_object(const unsigned char *s, size_t n, struct tmq_error *e)
 
 	i = skip_space(s, 0, n);
 	if (i >= n || s[i] != '{')
-		return tmq_fail(e, "not a JSON object");
+		return tmq_fail_code(e, TMQ_ERR_NOTJSON, "not a JSON object");
 	for (;;) {
 		unsigned char c;
 

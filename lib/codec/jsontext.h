@@ -12,7 +12,8 @@ int tmq_json_is_object(const unsigned char *s, size_t n);
 /* Is s[0..n) one JSON object by the letter of RFC 8259, as every JSON
  * tool reads it: no NaN or Infinity, no lone surrogate escape (\ud800),
  * nothing json-c or Python's json.loads let pass beyond the grammar?  On
- * failure, *e says what and where (byte from 1). */
+ * failure, *e says what and where (byte from 1); TMQ_ERR_NOTJSON when it
+ * does not even begin as an object. */
 int tmq_json_strict_object(const unsigned char *s, size_t n,
     struct tmq_error *e);
 /* Nothing but JSON white space: what may follow a document, as Python's

@@ -177,13 +177,13 @@ tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
 	j->obj = NULL;
 	/* Strict first: its message says what is wrong and where. */
 	if (tmq_json_strict_object((const unsigned char *)s, n, e) < 0)
-		return strcmp(e->msg, "not a JSON object") == 0 ? -1 :
+		return e->code == TMQ_ERR_NOTJSON ? -1 :
 		    tmq_fail_prefix(e, "bad JSON");
 	json_tokener_reset(j->tok);
 	o = json_tokener_parse_ex(j->tok, s, (int)n);
 	if (o == NULL || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return tmq_fail(e, "not a JSON object");
+		return tmq_fail_code(e, TMQ_ERR_NOTJSON, "not a JSON object");
 	}
 	j->obj = o;
 

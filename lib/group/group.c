@@ -170,10 +170,13 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 {
 	char gt[TMQ_NAME_MAX + 16];
 	struct first_commit fc;
+	struct tmq_error own;
 	struct tmq_poff *po;
 	unsigned p;
 	int rc;
 
+	if (e == NULL)
+		e = &own;
 	if (tmq_group_name_check(name, e) < 0)
 		return -1;
 	if (t->partitions > TMQ_GROUP_MAX_PARTITIONS)
@@ -204,7 +207,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	    (char *const *)tmq_gkind_names, TMQ_G_NKINDS, t->name,
 	    write_first_commit, &fc, e);
 	free(po);
-	if (rc < 0 && faccessat(rootfd, gt, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (rc < 0 && e->code == TMQ_ERR_EXISTS) {
 		/* Lost a race to another member: theirs will do, once its
 		 * definition is in place (another tmq's create is over when
 		 * ours fails; the TwainMQ library's makes the directory first

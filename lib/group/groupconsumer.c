@@ -231,7 +231,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		return -1;
 	t = &c->topics[gc->topic];
 	if (tmq_group_open(rootfd, group, topic, &gc->g, e) < 0) {
-		if (strstr(e->msg, "no such group") == NULL ||
+		if (e->code != TMQ_ERR_NOGROUP ||
 		    tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
 		    tmq_group_open(rootfd, group, topic, &gc->g, e) < 0)
 			return -1;

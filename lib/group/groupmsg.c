@@ -483,7 +483,7 @@ tmq_gmsg_parse(struct tmq_gparser *gp, enum tmq_gkind k, const char *json,
 		    "message for %u partitions", tmq_gkind_names[k], n,
 		    gp->limit);
 	if (tmq_json_strict_object((const unsigned char *)json, n, &why) < 0)
-		return strcmp(why.msg, "not a JSON object") == 0 ?
+		return why.code == TMQ_ERR_NOTJSON ?
 		    tmq_fail(e, "%s: body is not a JSON object",
 		    tmq_gkind_names[k]) :
 		    tmq_fail(e, "%s: body is not a JSON object (%s)",

@@ -196,8 +196,7 @@ probe_in(int dfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
 	snprintf(shown, sizeof shown, ".tmq/%s", name);
 	fd = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0, &e);
 	if (fd < 0) {
-		/* EINVAL: not a regular file (regfile.h). */
-		if (errno == EINVAL && g != NULL && first_time(tag))
+		if (e.code == TMQ_ERR_FILEKIND && g != NULL && first_time(tag))
 			say_unvouched(g, id, 0, e.msg);
 		return TMQ_LIVE_UNKNOWN;
 	}

@@ -191,7 +191,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0) {
 		/* Only a missing group is made; a group of another topic is
 		 * an error (tmq_group_open said which). */
-		if (strstr(e->msg, "no such group") == NULL ||
+		if (e->code != TMQ_ERR_NOGROUP ||
 		    tmq_group_create(rootfd, group, t, from_now, e) < 0 ||
 		    tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0)
 			return -1;

@@ -32,10 +32,11 @@ static int
 refuse(const char *shown, mode_t m, struct tmq_error *e)
 {
 	if (S_ISLNK(m))
-		tmq_fail(e, "%s: a symbolic link, not followed", shown);
+		tmq_fail_code(e, TMQ_ERR_FILEKIND, "%s: a symbolic link, not "
+		    "followed", shown);
 	else
-		tmq_fail(e, "%s: not a regular file (%s)", shown,
-		    tmq_file_kind(m));
+		tmq_fail_code(e, TMQ_ERR_FILEKIND, "%s: not a regular file "
+		    "(%s)", shown, tmq_file_kind(m));
 	errno = EINVAL;
 	return -1;
 }
@@ -110,10 +111,11 @@ tmq_subdir_fail(int dirfd, const char *name, const char *shown,
 	if ((err == ENOTDIR || err == ELOOP) &&
 	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISLNK(st.st_mode))
-			tmq_fail(e, "%s is a symbolic link (not followed)", shown);
+			tmq_fail_code(e, TMQ_ERR_FILEKIND, "%s is a symbolic "
+			    "link (not followed)", shown);
 		else if (!S_ISDIR(st.st_mode))
-			tmq_fail(e, "%s: not a directory (%s)", shown,
-			    tmq_file_kind(st.st_mode));
+			tmq_fail_code(e, TMQ_ERR_FILEKIND, "%s: not a directory "
+			    "(%s)", shown, tmq_file_kind(st.st_mode));
 		else
 			fail_errno(shown, err, e);
 	} else

@@ -20,7 +20,8 @@
 /* openat(dirfd, name, flags, mode) with O_NOFOLLOW, O_NONBLOCK and
  * O_CLOEXEC added, for a regular file only: the file descriptor, or -1
  * with e set to "NAME: not a regular file (a FIFO)", "NAME: a symbolic
- * link", or "NAME: " and the system's message (errno is kept).  Nothing
+ * link" (both TMQ_ERR_FILEKIND), or "NAME: " and the system's message
+ * (TMQ_ERR_SYS; errno is kept).  Nothing
  * else is ever opened: a name that is not a regular file already is
  * refused before open, and what open found is checked again with fstat. */
 int tmq_open_regular(int dirfd, const char *name, int flags, mode_t mode,
@@ -35,7 +36,8 @@ const char *tmq_file_kind(mode_t m);
 /* The directory name in dirfd (one component) would not open (errno
  * kept, as tmq_subdir_beneath left it): e says why, naming it shown:
  * "SHOWN is a symbolic link (not followed)", "SHOWN: not a directory (a
- * FIFO)", or "SHOWN: " and the system's message.  Returns -1. */
+ * FIFO)" (TMQ_ERR_FILEKIND), or "SHOWN: " and the system's message
+ * (TMQ_ERR_SYS).  Returns -1. */
 int tmq_subdir_fail(int dirfd, const char *name, const char *shown,
     struct tmq_error *e);
 

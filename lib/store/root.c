@@ -79,8 +79,8 @@ tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 	}
 	if (d < 0) {
 		if (errno == ENOENT)
-			return tmq_fail(e, "%s: no such root (create a topic "
-			    "first, or use -d DIR)", path);
+			return tmq_fail_code(e, TMQ_ERR_NOROOT, "%s: no such "
+			    "root (create a topic first, or use -d DIR)", path);
 		return tmq_fail_errno(e, "%s", path);
 	}
 	/* Once a process (tmq-dump may open several). */

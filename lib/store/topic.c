@@ -222,8 +222,8 @@ out:
 	return rc;
 }
 
-/* Read a whole small file relative to dirfd: 0, or -1 with e set (and
- * errno ENOENT when there is none). */
+/* Read a whole small file relative to dirfd: 0, or -1 with e set (a
+ * TMQ_ERR_SYS of ENOENT when there is none). */
 static int
 slurp(int dirfd, const char *path, char **buf, size_t *n, struct tmq_error *e)
 {
@@ -234,7 +234,7 @@ slurp(int dirfd, const char *path, char **buf, size_t *n, struct tmq_error *e)
 
 	fd = tmq_open_regular(dirfd, path, O_RDONLY, 0, e);
 	if (fd < 0) {
-		if (errno != EINVAL)	/* not "not a regular file" */
+		if (e->code != TMQ_ERR_FILEKIND)	/* that says what it is */
 			tmq_fail_errno(e, "cannot read %s", path);
 		return -1;
 	}
@@ -246,7 +246,7 @@ slurp(int dirfd, const char *path, char **buf, size_t *n, struct tmq_error *e)
 	*buf = malloc((size_t)st.st_size + 1);
 	if (*buf == NULL) {
 		close(fd);
-		return -1;
+		return tmq_fail(e, "out of memory");
 	}
 	while ((r = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
 		got += (size_t)r;
@@ -261,25 +261,34 @@ slurp(int dirfd, const char *path, char **buf, size_t *n, struct tmq_error *e)
 }
 
 int
+tmq_topic_no_such(const char *name, struct tmq_error *e)
+{
+	if (tmq_is_group_topic(name))
+		return tmq_fail_code(e, TMQ_ERR_NOGROUP, "%s: no such group",
+		    name + strlen(TMQ_GROUP_PREFIX));
+	return tmq_fail_code(e, TMQ_ERR_NOTOPIC, "%s: no such topic", name);
+}
+
+int
 tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
     struct tmq_error *e)
 {
 	char path[TMQ_NAME_MAX + 8], *json;
+	struct tmq_error own;
 	struct stat st;
 	size_t n;
 	int rc;
 
+	if (e == NULL)
+		e = &own;
 	memset(t, 0, sizeof *t);
 	t->dirfd = -1;
 	if (tmq_any_name_check(name, e) < 0)
 		return -1;
 	snprintf(path, sizeof path, "%s.twc", name);
 	if (slurp(rootfd, path, &json, &n, e) < 0) {
-		if (errno == ENOENT)
-			return tmq_is_group_topic(name) ?
-			    tmq_fail(e, "%s: no such group",
-			    name + strlen(TMQ_GROUP_PREFIX)) :
-			    tmq_fail(e, "%s: no such topic", name);
+		if (e->code == TMQ_ERR_SYS && e->sys == ENOENT)
+			return tmq_topic_no_such(name, e);
 		return tmq_fail_prefix(e, "%s", name);
 	}
 	rc = tmq_topic_parse(json, n, t, e);
@@ -297,10 +306,7 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		 * TwainMQ library's delete_topic leaves, and what a create or
 		 * delete shows between its two steps (topicmake.c). */
 		if (errno == ENOENT)
-			return tmq_is_group_topic(name) ?
-			    tmq_fail(e, "%s: no such group",
-			    name + strlen(TMQ_GROUP_PREFIX)) :
-			    tmq_fail(e, "%s: no such topic", name);
+			return tmq_topic_no_such(name, e);
 		/* O_NOFOLLOW says ENOTDIR (or ELOOP) for a symbolic link. */
 		if ((errno == ENOTDIR || errno == ELOOP) &&
 		    fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&

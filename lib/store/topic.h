@@ -19,9 +19,13 @@ struct tmq_topic {
 	char *group_topic;	/* for a group made by the tools: its topic */
 };
 
-/* Open the topic NAME under rootfd. */
+/* Open the topic NAME under rootfd.  A missing one is TMQ_ERR_NOTOPIC
+ * (TMQ_ERR_NOGROUP for a group's log, --group--NAME). */
 int tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
     struct tmq_error *e);
+/* Fail with that: "NAME: no such topic", or "G: no such group" for
+ * --group--G. */
+int tmq_topic_no_such(const char *name, struct tmq_error *e);
 void tmq_topic_close(struct tmq_topic *t);
 /* 1 when rootfd holds a definition NAME.twc (a regular file), else 0. */
 int tmq_topic_exists(int rootfd, const char *name);
@@ -40,7 +44,8 @@ int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
  * directory renamed into place.  One create or delete of a name at a time
  * (the others wait); what a killed one left is cleared first.  types may
  * be NULL; group_topic is written as an extra "topic" field when not
- * NULL. */
+ * NULL.  A name taken (a topic there, or its directory without its
+ * definition: another's create between its steps) is TMQ_ERR_EXISTS. */
 int tmq_topic_create(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, struct tmq_error *e);

@@ -63,7 +63,6 @@ struct work {
 	char shown[WORK_MAX + 8];	/* for messages, escaped */
 };
 
-/* "no such topic" or "no such group", as tmq_topic_open says it. */
 /* Who a message is about: a group by its own name, as the tools say it. */
 static const char *
 subject(const char *name)
@@ -77,14 +76,6 @@ static const char *
 kind(const char *name)
 {
 	return tmq_is_group_topic(name) ? "group" : "topic";
-}
-
-/* "no such topic" or "no such group", as tmq_topic_open says it. */
-static int
-no_such(const char *name, struct tmq_error *e)
-{
-	const char *sj = subject(name);
-	return tmq_fail(e, "%s: no such %s", sj, kind(name));
 }
 
 static int
@@ -399,16 +390,17 @@ create_locked(struct work *w, const char *name, int key_width,
 	}
 	look(w->rootfd, name, &s);
 	if (s.dir && (s.def || !s.dir_dir))
-		return tmq_fail(e, "%s: topic exists", sj);
+		return tmq_fail_code(e, TMQ_ERR_EXISTS, "%s: topic exists", sj);
 	if (s.def && !s.def_reg)
-		return tmq_fail(e, "%s: topic exists", sj);
+		return tmq_fail_code(e, TMQ_ERR_EXISTS, "%s: topic exists", sj);
 	/* Never ours (ours is renamed in whole, after its definition): the
 	 * TwainMQ library's create between its two steps, or the remains of
 	 * one killed there, or of an older tmq's.  Taking it over could pair
 	 * our directory with the TwainMQ library's definition, written after;
 	 * the user's delete removes it. */
 	if (s.dir)
-		return tmq_fail(e, "%s: not created: %s/ exists without a "
+		return tmq_fail_code(e, TMQ_ERR_EXISTS,
+		    "%s: not created: %s/ exists without a "
 		    "definition (delete removes it)", sj, name);
 	if (tmq_mkdir_follow(w->wfd, "new") < 0)
 		return tmq_fail_errno(e, "%s: cannot create the topic directory",
@@ -455,7 +447,7 @@ create_locked(struct work *w, const char *name, int key_width,
 		unlinkat(w->rootfd, def, 0);
 	errno = rc;
 	if (rc == EEXIST || rc == ENOTEMPTY || rc == ENOTDIR)
-		return tmq_fail(e, "%s: topic exists", sj);
+		return tmq_fail_code(e, TMQ_ERR_EXISTS, "%s: topic exists", sj);
 	return tmq_fail_errno(e, "%s: cannot create the topic directory", sj);
 }
 
@@ -505,8 +497,10 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 	snprintf(work, sizeof work, "%s" WORK_SUFFIX, name);
 	if (s.dir && fstatat(rootfd, work, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (s.def || !s.dir_dir)
-			return tmq_fail(e, "%s: topic exists", sj);
-		return tmq_fail(e, "%s: not created: %s/ exists without a "
+			return tmq_fail_code(e, TMQ_ERR_EXISTS,
+			    "%s: topic exists", sj);
+		return tmq_fail_code(e, TMQ_ERR_EXISTS,
+		    "%s: not created: %s/ exists without a "
 		    "definition (delete removes it)", sj, name);
 	}
 	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
@@ -607,7 +601,7 @@ delete_locked(struct work *w, const char *name, struct tmq_error *e)
 			*e = ignored;
 			return tmq_fail_prefix(e, "%s", sj);
 		}
-		return left ? 0 : no_such(name, e);
+		return left ? 0 : tmq_topic_no_such(name, e);
 	}
 	if (s.def && unlinkat(w->rootfd, def, 0) < 0 && errno != ENOENT) {
 		if (!s.dir)
@@ -638,7 +632,7 @@ tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e)
 		return -1;
 	look(rootfd, name, &s);
 	if (!s.def && !s.dir && !tmq_topic_partial(rootfd, name))
-		return no_such(name, e);
+		return tmq_topic_no_such(name, e);
 	if (work_lock(rootfd, name, "delete", &w, e) < 0)
 		return -1;
 	rc = delete_locked(&w, name, e);

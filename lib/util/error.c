@@ -5,6 +5,14 @@
 
 #include "error.h"
 
+static void
+fill(struct tmq_error *e, int code, int sys, const char *fmt, va_list ap)
+{
+	e->code = code;
+	e->sys = sys;
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+}
+
 int
 tmq_fail(struct tmq_error *e, const char *fmt, ...)
 {
@@ -13,7 +21,20 @@ tmq_fail(struct tmq_error *e, const char *fmt, ...)
 	if (e == NULL)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	fill(e, TMQ_ERR_FAIL, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+tmq_fail_code(struct tmq_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	va_start(ap, fmt);
+	fill(e, code, 0, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -28,7 +49,7 @@ tmq_fail_errno(struct tmq_error *e, const char *fmt, ...)
 	if (e == NULL)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	fill(e, TMQ_ERR_SYS, saved, fmt, ap);
 	va_end(ap);
 	n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof e->msg - n, ": %s", strerror(saved));
@@ -52,4 +73,24 @@ tmq_fail_prefix(struct tmq_error *e, const char *fmt, ...)
 	n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof e->msg - n, ": %s", old);
 	return -1;
+}
+
+static const char *const texts[TMQ_ERR_NCODES] = {
+	[TMQ_ERR_NONE] = "no error",
+	[TMQ_ERR_FAIL] = "failed",
+	[TMQ_ERR_SYS] = "system error",
+	[TMQ_ERR_NOROOT] = "no such root",
+	[TMQ_ERR_NOTOPIC] = "no such topic",
+	[TMQ_ERR_NOGROUP] = "no such group",
+	[TMQ_ERR_EXISTS] = "exists",
+	[TMQ_ERR_FILEKIND] = "not a file of the kind expected",
+	[TMQ_ERR_NOTJSON] = "not a JSON object",
+};
+
+const char *
+tmq_strerror(int code)
+{
+	if (code < 0 || code >= TMQ_ERR_NCODES || texts[code] == NULL)
+		return "unknown error";
+	return texts[code];
 }

@@ -299,6 +299,7 @@ main(void)
 	    "no lock is held on a FIFO");
 	is_str(e.msg, ".tmq/live.000000000000000b: not a regular file (a FIFO)",
 	    "... and the hold says why");
+	is_int(e.code, TMQ_ERR_FILEKIND, "... with the code for it");
 	alarm(0);
 	g.notice = NULL;
 	g.name = NULL;
