@@ -200,8 +200,8 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	unsigned i, p;
 
 	printf("group:     %s\ntopic:     %s\n", g->name, g->topic);
-	if (g->rebalancing) {
-		tmq_ts_iso(g->rebal_end, when, sizeof when);
+	if (g->state.rebalancing) {
+		tmq_ts_iso(g->state.rebal_end, when, sizeof when);
 		printf("state:     rebalancing until %s\n", when);
 	} else
 		printf("state:     %s\n", gi->nmembers ? "stable" : "empty");
@@ -214,8 +214,9 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	printf("%-10s %-16s %-24s %s\n", "MEMBER", "PARTITIONS", "LAST-SEEN",
 	    "ALIVE");
 	for (i = 0; i < gi->nmembers; i++) {
-		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
-		const struct tmq_gmember *mb = tmq_group_find_member(g,
+		const struct tmq_offer *o = tmq_gstate_share(&g->state,
+		    gi->members[i]);
+		const struct tmq_gmember *mb = tmq_gstate_find(&g->state,
 		    gi->members[i]);
 
 		tmq_ts_iso(mb ? mb->last_seen : 0, when, sizeof when);
@@ -259,15 +260,17 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 
 	printf("{\"group\":\"%s\",\"topic\":\"%s\",\"state\":\"%s\","
 	    "\"rebalance_end\":", g->name, g->topic,
-	    g->rebalancing ? "rebalancing" : gi->nmembers ? "stable" : "empty");
-	if (g->rebalancing) {
-		tmq_ts_repr(g->rebal_end, num, sizeof num);
+	    g->state.rebalancing ? "rebalancing" : gi->nmembers ? "stable" :
+	    "empty");
+	if (g->state.rebalancing) {
+		tmq_ts_repr(g->state.rebal_end, num, sizeof num);
 		fputs(num, stdout);
 	} else
 		fputs("null", stdout);
 	fputs(",\"members\":{", stdout);
 	for (i = 0; i < gi->nmembers; i++) {
-		const struct tmq_offer *o = tmq_group_share(g, gi->members[i]);
+		const struct tmq_offer *o = tmq_gstate_share(&g->state,
+		    gi->members[i]);
 
 		printf("%s\"%u\":[", i ? "," : "", gi->members[i]);
 		for (j = 0; o != NULL && j < o->ngot; j++)
@@ -276,7 +279,7 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	}
 	fputs("},\"last_seen\":{", stdout);
 	for (i = 0; i < gi->nmembers; i++) {
-		const struct tmq_gmember *mb = tmq_group_find_member(g,
+		const struct tmq_gmember *mb = tmq_gstate_find(&g->state,
 		    gi->members[i]);
 
 		tmq_ts_repr(mb ? mb->last_seen : 0, num, sizeof num);

@@ -1,5 +1,5 @@
 /* gsnap-seal.c: for the tests, what any co-user of a shared root can do:
- * put a fresh checksum on a group snapshot (lib/groupsnap.c) edited by
+ * put a fresh checksum on a group snapshot (lib/group/groupsnap.c) edited by
  * hand, so that only the checks of its values stand between the edit and
  * the readers.
  *

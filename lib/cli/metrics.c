@@ -153,7 +153,7 @@ tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
 	unsigned p;
 
 	if (add_u64(m, F_GROUP_REBAL, g->name, topic, -1,
-	    g->rebalancing ? 1 : 0, e) < 0)
+	    g->state.rebalancing ? 1 : 0, e) < 0)
 		return -1;
 	if (gi == NULL)
 		return 0;

@@ -1,6 +1,7 @@
 /* groupconsumer.c: group-driven reading (see groupconsumer.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -107,7 +108,7 @@ static int
 start_at(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
     unsigned p, struct tmq_error *e)
 {
-	int64_t off = tmq_group_committed(g, p);
+	int64_t off = tmq_gstate_committed(&g->state, p);
 	int rc;
 
 	if (off == -1)		/* "now": the end when it is assigned */
@@ -397,7 +398,7 @@ tmq_gc_timeout(const struct tmq_gconsumer *gc)
 int
 tmq_gc_settled(const struct tmq_gconsumer *gc)
 {
-	return !gc->is_member || (gc->mb.settled && !gc->mb.g.rebalancing);
+	return !gc->is_member || (gc->mb.settled && !gc->mb.g.state.rebalancing);
 }
 
 int

@@ -26,9 +26,9 @@ cmp_u32(const void *a, const void *b)
 /* In the rebalance under way, the member offered to take nothing: it has
  * left (as a leaving member does), whatever it held before. */
 static int
-has_left(const struct tmq_group *g, uint32_t member)
+has_left(const struct tmq_gstate *s, uint32_t member)
 {
-	const struct tmq_offer *o = tmq_group_offer(g, member);
+	const struct tmq_offer *o = tmq_gstate_offer(s, member);
 
 	return o != NULL && o->nparts == 0;
 }
@@ -37,6 +37,8 @@ int
 tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
     struct tmq_ginfo *gi, struct tmq_error *e)
 {
+	const struct tmq_gstate *s = &g->state;
+	struct tmq_live_where w;
 	struct tmq_partstat *ps;
 	unsigned p, i, j;
 
@@ -47,7 +49,7 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		return -1;
 	gi->nparts = t->partitions;
 	gi->parts = calloc(t->partitions, sizeof *gi->parts);
-	gi->members = calloc(g->nassigned + g->noffers + 1, sizeof *gi->members);
+	gi->members = calloc(s->nassigned + s->noffers + 1, sizeof *gi->members);
 	if (gi->parts == NULL || gi->members == NULL) {
 		tmq_topic_stat_free(ps, t->partitions);
 		tmq_ginfo_free(gi);
@@ -71,7 +73,7 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		}
 		gp->first = ps[p].first;
 		gp->end = ps[p].end;
-		gp->committed = tmq_group_committed(g, p);
+		gp->committed = tmq_gstate_committed(s, p);
 		gp->range = tmq_range_of(gp->committed, gp->first, gp->end);
 		if (gp->committed == -1)
 			from = gp->end;
@@ -87,11 +89,11 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 		gi->total_lag += gp->lag;
 	}
 	tmq_topic_stat_free(ps, t->partitions);
-	if (g->have_assignment)
-		for (i = 0; i < g->nassigned; i++) {
-			const struct tmq_offer *o = &g->assigned[i];
+	if (s->have_assignment)
+		for (i = 0; i < s->nassigned; i++) {
+			const struct tmq_offer *o = &s->assigned[i];
 
-			if (o->nparts == 0 || has_left(g, o->member))
+			if (o->nparts == 0 || has_left(s, o->member))
 				continue;
 			gi->members[gi->nmembers++] = o->member;
 			for (j = 0; j < o->ngot; j++)
@@ -101,18 +103,19 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 				}
 		}
 	/* Members joining in the rebalance under way hold nothing yet. */
-	for (i = 0; i < g->noffers; i++)
-		if (g->offers[i].nparts > 0 &&
-		    tmq_group_share(g, g->offers[i].member) == NULL)
-			gi->members[gi->nmembers++] = g->offers[i].member;
+	for (i = 0; i < s->noffers; i++)
+		if (s->offers[i].nparts > 0 &&
+		    tmq_gstate_share(s, s->offers[i].member) == NULL)
+			gi->members[gi->nmembers++] = s->offers[i].member;
 	qsort(gi->members, gi->nmembers, sizeof *gi->members, cmp_u32);
 	gi->alive = calloc(gi->nmembers + 1, sizeof *gi->alive);
 	if (gi->alive == NULL) {
 		tmq_ginfo_free(gi);
 		return tmq_fail(e, "out of memory");
 	}
+	tmq_group_where(g, &w);
 	for (i = 0; i < gi->nmembers; i++)
-		if ((gi->alive[i] = tmq_live_member(g, gi->members[i])) ==
+		if ((gi->alive[i] = tmq_live_member(&w, s, gi->members[i])) ==
 		    TMQ_LIVE_DEAD)
 			gi->ndead++;
 	return 0;
@@ -121,20 +124,24 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 unsigned
 tmq_group_active(const struct tmq_group *g)
 {
+	const struct tmq_gstate *s = &g->state;
+	struct tmq_live_where w;
 	unsigned i, n = 0;
 
 	/* The members tmq_ginfo_build counts, less those known dead. */
-	if (g->have_assignment)
-		for (i = 0; i < g->nassigned; i++)
-			if (g->assigned[i].nparts > 0 &&
-			    !has_left(g, g->assigned[i].member) &&
-			    tmq_live_member(g, g->assigned[i].member) !=
+	tmq_group_where(g, &w);
+	if (s->have_assignment)
+		for (i = 0; i < s->nassigned; i++)
+			if (s->assigned[i].nparts > 0 &&
+			    !has_left(s, s->assigned[i].member) &&
+			    tmq_live_member(&w, s, s->assigned[i].member) !=
 			    TMQ_LIVE_DEAD)
 				n++;
-	for (i = 0; i < g->noffers; i++)
-		if (g->offers[i].nparts > 0 &&
-		    tmq_group_share(g, g->offers[i].member) == NULL &&
-		    tmq_live_member(g, g->offers[i].member) != TMQ_LIVE_DEAD)
+	for (i = 0; i < s->noffers; i++)
+		if (s->offers[i].nparts > 0 &&
+		    tmq_gstate_share(s, s->offers[i].member) == NULL &&
+		    tmq_live_member(&w, s, s->offers[i].member) !=
+		    TMQ_LIVE_DEAD)
 			n++;
 	return n;
 }

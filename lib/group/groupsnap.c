@@ -1,4 +1,5 @@
-/* groupsnap.c: group state snapshots (see groupsnap.h).
+/* groupsnap.c: the encoding of a group's state in a snapshot (see
+ * groupsnap.h).
  *
  * The file, all integers little-endian, doubles as their IEEE-754 bits:
  *
@@ -26,82 +27,24 @@
  * through the group's notice, and the log replayed (and the snapshot
  * replaced).  What a snapshot may hold is bounded the same way: at most
  * one member a line covered, each list a set of the topic's partitions,
- * no file past SNAP_MAX.  Its accidents (torn, other versions, another
- * log's) cost a replay, silently.
+ * no file past what groupsnapfile.c reads.  Its accidents (torn, other
+ * versions, another log's) cost a replay, silently.
  *
  * The shares (got) of the last rebalance are not stored: they are computed
  * again from its offers, as every reader of the log computes them.  The
  * state depends on the topic's partition count (partitions past it in the
- * log are dropped, group.c), so a snapshot is taken only by a reader that
- * counts the same.
- *
- * What proves the covered log unchanged, cheaply: files are only appended
- * to, so a log that only grew still has the covered files under the same
- * names, the same inodes, at least the covered length (exactly, for a file
- * before the last), with the same bytes.  Re-reading every covered byte
- * would cost what replaying does, so the bytes checked are the first 4 KiB
- * of the first file (its creation commit and first joins, with random
- * tags) and the last 4 KiB before the covered position.  A group deleted and
- * made again, a log restored from a backup, truncated, or replaced by a
- * rename fails one of these, inode numbers reused or not; what passes them
- * all is a log rewritten in place, with the same sizes, by hand: whoever can
- * do that can as well write the log itself.  Middle files are checked by
- * name only, so that a log of many days costs no more to check than a log
- * of one (a stat is a round trip on a network filesystem). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+ * log are dropped, groupstate.c), so a snapshot is taken only by a reader
+ * that counts the same. */
 #include <math.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 #include <xxhash.h>
 
-#include "beneath.h"
-#include "group.h"
-#include "directread.h"
 #include "groupsnap.h"
-#include "modes.h"
+#include "topic.h"
 
 #define MAGIC "TMQGSNAP"
 #define SNAP_VERSION 3
-#define SNAP_DIR ".tmq"
-#define SNAP_NAME "snapshot"
-#define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
-
-/* Every field of the replayed state (group.h) is in the file: one added
- * there without being added here would come back from a snapshot as zero.
- * These stop the build until it is (then raise SNAP_VERSION, and update
- * the sizes here, as an LP64 machine has them). */
-#ifdef __LP64__
-_Static_assert(sizeof(struct tmq_gmember) == 56,
-    "struct tmq_gmember changed: keep its new fields in lib/groupsnap.c");
-_Static_assert(offsetof(struct tmq_group, ncommitted) -
-    offsetof(struct tmq_group, read_to) == 96,
-    "the replayed state of struct tmq_group changed: keep its new fields "
-    "in lib/groupsnap.c");
-#endif
-
-uint64_t
-tmq_gsnap_every(void)
-{
-	const char *v = getenv("TMQ_SNAPSHOT_EVERY");
-	unsigned long long n;
-	char *end;
-
-	if (v == NULL || *v < '0' || *v > '9')
-		return TMQ_GSNAP_EVERY;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return TMQ_GSNAP_EVERY;
-	return n;
-}
 
 void
 tmq_gsnap_pos_free(struct tmq_gsnap_pos *pos)
@@ -206,7 +149,7 @@ put_offers(struct out *o, const struct tmq_offer *of, unsigned n)
 }
 
 int
-tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
+tmq_gsnap_encode(const struct tmq_gstate *s, const struct tmq_gsnap_pos *pos,
     unsigned char **out, size_t *n, struct tmq_error *e)
 {
 	struct out o = { NULL, 0, 0, 0 };
@@ -214,7 +157,7 @@ tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 
 	put(&o, MAGIC, 8);
 	put_u32(&o, SNAP_VERSION);
-	put_u64(&o, g->read_to);
+	put_u64(&o, s->read_to);
 	put_u32(&o, pos->nparts);
 	put_u32(&o, pos->nfiles);
 	for (i = 0; i < pos->nfiles; i++) {
@@ -227,14 +170,14 @@ tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 	put_u64(&o, pos->last_ino);
 	put_u64(&o, pos->last_len);
 	put_u64(&o, pos->last_hash);
-	put_u32(&o, g->max_key);
-	put_u32(&o, (g->rebalancing ? 1u : 0u) | (g->have_assignment ? 2u : 0u));
-	put_f64(&o, g->rebal_end);
-	put_u64(&o, g->rebal_offset);
-	put_u64(&o, g->ended_offset);
-	put_u32(&o, g->nmembers);
-	for (i = 0; i < g->nmembers; i++) {
-		const struct tmq_gmember *m = &g->members[i];
+	put_u32(&o, s->max_key);
+	put_u32(&o, (s->rebalancing ? 1u : 0u) | (s->have_assignment ? 2u : 0u));
+	put_f64(&o, s->rebal_end);
+	put_u64(&o, s->rebal_offset);
+	put_u64(&o, s->ended_offset);
+	put_u32(&o, s->nmembers);
+	for (i = 0; i < s->nmembers; i++) {
+		const struct tmq_gmember *m = &s->members[i];
 
 		put_u32(&o, m->id);
 		put_u8(&o, m->claimed != 0);
@@ -245,11 +188,11 @@ tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
 		put_u8(&o, m->left != 0);
 		put_parts(&o, m->confirmed, m->nconfirmed);
 	}
-	put_offers(&o, g->offers, g->noffers);
-	put_offers(&o, g->assigned, g->nassigned);
-	put_u32(&o, g->ncommitted);
-	for (i = 0; i < g->ncommitted; i++)
-		put_u64(&o, (uint64_t)g->committed[i]);
+	put_offers(&o, s->offers, s->noffers);
+	put_offers(&o, s->assigned, s->nassigned);
+	put_u32(&o, s->ncommitted);
+	for (i = 0; i < s->ncommitted; i++)
+		put_u64(&o, (uint64_t)s->committed[i]);
 	if (!o.oom)
 		put_u64(&o, XXH3_64bits(o.p, o.n));
 	if (o.oom) {
@@ -432,17 +375,17 @@ get_offers(struct in *in, unsigned *n, unsigned nparts, const char *what,
 #define REFUSE(...) do { tmq_fail(e, __VA_ARGS__); return -2; } while (0)
 
 /* The state and position, every value checked against what the log it
- * says it covers can produce (group.c's apply is the reference): -1 when
+ * says it covers can produce (tmq_gstate_apply is the reference): -1 when
  * the bytes are not a snapshot's (or out of memory), -2 when they are
  * one that no log of ours can leave. */
 static int
-decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
+decode_state(struct in *in, struct tmq_gstate *s, struct tmq_gsnap_pos *pos,
     struct tmq_error *e)
 {
 	uint32_t i, c, flags, max = 0;
 	uint64_t last_first;
 
-	g->read_to = get_u64(in);
+	s->read_to = get_u64(in);
 	pos->nparts = get_u32(in);
 	if (pos->nparts == 0 || pos->nparts > TMQ_MAX_PARTITIONS)
 		REFUSE("bad partition count %u", pos->nparts);
@@ -470,47 +413,47 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 	 * byte each at least (its newline): read_to cannot go past it. */
 	last_first = pos->firsts[c - 1];
 	if (pos->last_len > INT64_MAX || pos->first_len > INT64_MAX ||
-	    g->read_to < last_first ||
-	    g->read_to - last_first > pos->last_len ||
-	    (pos->last_len > 0 && g->read_to == last_first) ||
+	    s->read_to < last_first ||
+	    s->read_to - last_first > pos->last_len ||
+	    (pos->last_len > 0 && s->read_to == last_first) ||
 	    (c == 1 && (pos->first_ino != pos->last_ino ||
 	    pos->first_len != pos->last_len)))
 		REFUSE("position %llu not in the covered log",
-		    (unsigned long long)g->read_to);
-	g->max_key = get_u32(in);
+		    (unsigned long long)s->read_to);
+	s->max_key = get_u32(in);
 	flags = get_u32(in);
 	if (flags > 3)
 		REFUSE("bad flags %u", flags);
-	g->rebalancing = (flags & 1) != 0;
-	g->have_assignment = (flags & 2) != 0;
-	g->rebal_end = get_f64(in);
-	g->rebal_offset = get_u64(in);
-	g->ended_offset = get_u64(in);
+	s->rebalancing = (flags & 1) != 0;
+	s->have_assignment = (flags & 2) != 0;
+	s->rebal_end = get_f64(in);
+	s->rebal_offset = get_u64(in);
+	s->ended_offset = get_u64(in);
 	/* A BEGINREBAL, if any, is the one in force or the one the last
 	 * ENDREBAL closed; the ENDREBAL comes after it, the next BEGINREBAL
 	 * after that; an END is a finite time. */
-	if (!g->rebalancing && !g->have_assignment ?
-	    g->rebal_offset != 0 || g->rebal_end != 0 :
-	    g->rebal_offset >= g->read_to || !isfinite(g->rebal_end))
+	if (!s->rebalancing && !s->have_assignment ?
+	    s->rebal_offset != 0 || s->rebal_end != 0 :
+	    s->rebal_offset >= s->read_to || !isfinite(s->rebal_end))
 		REFUSE("bad rebalance offset %llu",
-		    (unsigned long long)g->rebal_offset);
-	if (!g->have_assignment ? g->ended_offset != 0 :
-	    g->ended_offset >= g->read_to || (g->rebalancing ?
-	    g->ended_offset >= g->rebal_offset :
-	    g->ended_offset <= g->rebal_offset))
+		    (unsigned long long)s->rebal_offset);
+	if (!s->have_assignment ? s->ended_offset != 0 :
+	    s->ended_offset >= s->read_to || (s->rebalancing ?
+	    s->ended_offset >= s->rebal_offset :
+	    s->ended_offset <= s->rebal_offset))
 		REFUSE("bad rebalance end %llu",
-		    (unsigned long long)g->ended_offset);
+		    (unsigned long long)s->ended_offset);
 	/* Each member was heard on a line of its own: no more of them than
 	 * lines. */
 	c = get_count(in, 35);
-	if (c > g->read_to)
+	if (c > s->read_to)
 		REFUSE("%u members in %llu lines", c,
-		    (unsigned long long)g->read_to);
-	g->members = calloc(c ? c : 1, sizeof *g->members);
-	if (g->members == NULL)
+		    (unsigned long long)s->read_to);
+	s->members = calloc(c ? c : 1, sizeof *s->members);
+	if (s->members == NULL)
 		return tmq_fail(e, "out of memory");
 	for (i = 0; i < c && !in->bad; i++) {
-		struct tmq_gmember *m = &g->members[i];
+		struct tmq_gmember *m = &s->members[i];
 		unsigned claimed, conf, left;
 
 		m->id = get_u32(in);
@@ -525,7 +468,7 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		m->left = (int)left;
 		m->confirmed = get_parts(in, &m->nconfirmed, pos->nparts,
 		    "member", m->id, e);
-		g->nmembers = i + 1;
+		s->nmembers = i + 1;
 		if (m->id > max)
 			max = m->id;
 		if (in->bad)
@@ -533,7 +476,7 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		if (claimed > 1 || conf > 1 || left > 1 ||
 		    (!claimed && m->tag != 0) || (!conf && m->nconfirmed != 0))
 			REFUSE("member %u: bad flags", (unsigned)m->id);
-		if (m->last_offset >= g->read_to)
+		if (m->last_offset >= s->read_to)
 			REFUSE("member %u: heard at offset %llu, past the covered "
 			    "log", (unsigned)m->id,
 			    (unsigned long long)m->last_offset);
@@ -542,59 +485,59 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 		return -2;
 	/* Every message's key is a member, and max_key the largest of them:
 	 * a new member takes max_key + 1, so it must be exact. */
-	if (!in->bad && max != g->max_key)
-		REFUSE("bad largest member id %u", g->max_key);
-	g->offers = get_offers(in, &g->noffers, pos->nparts, "offer of member",
+	if (!in->bad && max != s->max_key)
+		REFUSE("bad largest member id %u", s->max_key);
+	s->offers = get_offers(in, &s->noffers, pos->nparts, "offer of member",
 	    e);
-	g->assigned = get_offers(in, &g->nassigned, pos->nparts,
+	s->assigned = get_offers(in, &s->nassigned, pos->nparts,
 	    "share of member", e);
 	if (in->bad == 2)
 		return -2;
-	if (!in->bad && (!g->rebalancing && g->noffers != 0))
+	if (!in->bad && (!s->rebalancing && s->noffers != 0))
 		REFUSE("offers outside a rebalance");
-	if (!in->bad && !g->have_assignment && g->nassigned != 0)
+	if (!in->bad && !s->have_assignment && s->nassigned != 0)
 		REFUSE("shares without a rebalance");
 	c = get_count(in, 8);
 	if (c > pos->nparts)
 		REFUSE("commits of %u partitions, of %u", c, pos->nparts);
-	g->committed = malloc((c ? c : 1) * sizeof *g->committed);
-	if (g->committed == NULL)
+	s->committed = malloc((c ? c : 1) * sizeof *s->committed);
+	if (s->committed == NULL)
 		return tmq_fail(e, "out of memory");
-	g->ncommitted = c;
+	s->ncommitted = c;
 	for (i = 0; i < c; i++) {
-		g->committed[i] = (int64_t)get_u64(in);
+		s->committed[i] = (int64_t)get_u64(in);
 		/* What a COMMIT can say: an offset of 0 to 2^63-1, or -1
 		 * ("now"); never committed (-2) only below the last one. */
-		if (!in->bad && (g->committed[i] < TMQ_NOT_COMMITTED ||
-		    (g->committed[i] == TMQ_NOT_COMMITTED && i == c - 1)))
+		if (!in->bad && (s->committed[i] < TMQ_NOT_COMMITTED ||
+		    (s->committed[i] == TMQ_NOT_COMMITTED && i == c - 1)))
 			REFUSE("partition %u: committed offset %lld is not one "
 			    "a commit can hold", (unsigned)i,
-			    (long long)g->committed[i]);
+			    (long long)s->committed[i]);
 	}
 	if (in->bad)
 		REFUSE("truncated");
 	if (in->at != in->n)
 		REFUSE("trailing bytes");
 	/* Ids once each in members, offers and shares (the indexes). */
-	if (tmq_group_reindex(g, e) < 0)
+	if (tmq_gstate_reindex(s, e) < 0)
 		return -2;
-	for (i = 0; i < g->noffers; i++) {
-		const struct tmq_offer *o = &g->offers[i];
-		const struct tmq_gmember *m = tmq_group_find_member(g,
+	for (i = 0; i < s->noffers; i++) {
+		const struct tmq_offer *o = &s->offers[i];
+		const struct tmq_gmember *m = tmq_gstate_find(s,
 		    o->member);
 
 		/* An offer under way is its member's latest line of the
 		 * kind, after the BEGINREBAL; it left when it took nothing. */
-		if (m == NULL || m->last_offset <= g->rebal_offset ||
+		if (m == NULL || m->last_offset <= s->rebal_offset ||
 		    m->left != (o->nparts == 0))
 			REFUSE("offer of member %u not its own",
 			    (unsigned)o->member);
 	}
-	for (i = 0; i < g->nassigned; i++)
-		if (tmq_group_find_member(g, g->assigned[i].member) == NULL)
+	for (i = 0; i < s->nassigned; i++)
+		if (tmq_gstate_find(s, s->assigned[i].member) == NULL)
 			REFUSE("share of member %u, not a member",
-			    (unsigned)g->assigned[i].member);
-	if (g->have_assignment && tmq_assign(g->assigned, g->nassigned,
+			    (unsigned)s->assigned[i].member);
+	if (s->have_assignment && tmq_assign(s->assigned, s->nassigned,
 	    pos->nparts, e) < 0)
 		return -1;
 	return 0;
@@ -603,7 +546,7 @@ decode_state(struct in *in, struct tmq_group *g, struct tmq_gsnap_pos *pos,
 #undef REFUSE
 
 int
-tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
+tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_gstate *s,
     struct tmq_gsnap_pos *pos, struct tmq_error *e)
 {
 	struct in in;
@@ -611,6 +554,7 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 	uint64_t sum = 0;
 	int i, rc;
 
+	tmq_gstate_free(s);
 	memset(pos, 0, sizeof *pos);
 	if (n < 8 + 4 + 8 || memcmp(p, MAGIC, 8) != 0)
 		return tmq_fail(e, "not a group snapshot");
@@ -625,349 +569,12 @@ tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
 	in.bad = 0;
 	if (get_u32(&in) != SNAP_VERSION)
 		return tmq_fail(e, "snapshot version not known");
-	rc = decode_state(&in, g, pos, e);
+	rc = decode_state(&in, s, pos, e);
 	if (rc < 0) {
-		tmq_group_state_free(g);
+		tmq_gstate_free(s);
 		tmq_gsnap_pos_free(pos);
 		return rc;
 	}
+	s->nparts = pos->nparts;
 	return 0;
-}
-
-/* --- The log's side --------------------------------------------------- */
-
-/* XXH3 of the first (or last) TMQ_GSNAP_BLOCK bytes of the first len bytes
- * of fd, seeded with len. */
-static int
-hash_block(int fd, int how, uint64_t len, int last, uint64_t *h)
-{
-	unsigned char buf[TMQ_GSNAP_BLOCK];
-	size_t n = len < sizeof buf ? (size_t)len : sizeof buf;
-	off_t at = last ? (off_t)(len - n) : 0;
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = tmq_dr_pread(fd, how, buf + got, n - got,
-		    at + (off_t)got);
-
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	*h = XXH3_64bits_withSeed(buf, n, len);
-	return 0;
-}
-
-/* Inode and size of an open file; -1 unless it is a regular file. */
-static int
-ino_size(int fd, uint64_t *ino, uint64_t *size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return -1;
-	*ino = (uint64_t)st.st_ino;
-	*size = (uint64_t)st.st_size;
-	return 0;
-}
-
-static int
-open_log_file(const struct tmq_group *g, size_t i, int *how)
-{
-	return tmq_dr_openat(g->log.dirfd, g->lr.files[i].name, how, NULL);
-}
-
-/* Check the covered part of the log against pos. */
-static int
-verify(struct tmq_group *g, const struct tmq_gsnap_pos *pos,
-    struct tmq_error *e)
-{
-	uint64_t ino, size, h;
-	size_t i, last = pos->nfiles - 1;
-	int fd, rc, how;
-
-	if (g->lr.nfiles < pos->nfiles)
-		return tmq_fail(e, "log files gone");
-	for (i = 0; i < pos->nfiles; i++)
-		if (g->lr.files[i].first != pos->firsts[i] ||
-		    g->lr.files[i].day != pos->days[i])
-			return tmq_fail(e, "log files differ");
-	if (last > 0) {
-		fd = open_log_file(g, 0, &how);
-		if (fd < 0)
-			return tmq_fail_errno(e, "%s", g->lr.files[0].name);
-		rc = ino_size(fd, &ino, &size) < 0 || ino != pos->first_ino ||
-		    size != pos->first_len ||
-		    hash_block(fd, how, size, 0, &h) < 0 ||
-		    h != pos->first_hash;
-		close(fd);
-		if (rc)
-			return tmq_fail(e, "first log file changed");
-	}
-	/* From here on, the reader's own descriptor: the bytes checked are
-	 * those it goes on from. */
-	if (tmq_lr_seek_byte(&g->lr, last, pos->last_len, g->read_to, e) < 0)
-		return -1;
-	fd = g->lr.fd;
-	if (ino_size(fd, &ino, &size) < 0 || ino != pos->last_ino ||
-	    size < pos->last_len)
-		return tmq_fail(e, "last log file changed");
-	if (last == 0 && (hash_block(fd, g->lr.how, pos->first_len, 0, &h) < 0 ||
-	    h != pos->first_hash))
-		return tmq_fail(e, "log file changed");
-	if (hash_block(fd, g->lr.how, pos->last_len, 1, &h) < 0 ||
-	    h != pos->last_hash)
-		return tmq_fail(e, "log changed");
-	return 0;
-}
-
-/* The log's dot-folder, never through a link (beneath.h). */
-static int
-open_snapdir(const struct tmq_group *g, int create)
-{
-	int fd = tmq_subdir_beneath(g->log.dirfd, SNAP_DIR, create, 0777);
-
-	if (fd >= 0 && create)
-		tmq_mode_follow(g->log.dirfd, fd);
-	return fd;
-}
-
-/* Remove what writers killed between writing and renaming left behind:
- * our temporary files, a minute old or more (a writer takes milliseconds;
- * one that stalls that long only loses its rename). */
-static void
-sweep(int dfd)
-{
-	struct dirent *de;
-	struct stat st;
-	time_t now = time(NULL);
-	DIR *d;
-	int fd = dup(dfd);
-
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		size_t n = strlen(de->d_name);
-
-		if (strncmp(de->d_name, SNAP_NAME ".", sizeof SNAP_NAME) != 0 ||
-		    n < 4 || strcmp(de->d_name + n - 4, ".tmp") != 0)
-			continue;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && st.st_mtime + 60 <= now)
-			unlinkat(dfd, de->d_name, 0);
-	}
-	closedir(d);
-}
-
-/* The snapshot file, whole; NULL when there is none that could be ours. */
-static unsigned char *
-read_snapshot(const struct tmq_group *g, size_t *n, struct tmq_error *e)
-{
-	struct stat st;
-	unsigned char *buf;
-	size_t got = 0;
-	int dfd, fd;
-
-	dfd = open_snapdir(g, 0);
-	if (dfd < 0) {
-		tmq_fail_errno(e, "no snapshot");
-		return NULL;
-	}
-	/* Not following links, not blocking on a FIFO someone put there. */
-	fd = openat(dfd, SNAP_NAME, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
-	    O_NONBLOCK);
-	close(dfd);
-	if (fd < 0) {
-		tmq_fail_errno(e, "no snapshot");
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 20 ||
-	    (uint64_t)st.st_size > SNAP_MAX) {
-		tmq_fail(e, "not a group snapshot");
-		close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size);
-	while (buf != NULL && got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	if (buf == NULL)
-		tmq_fail(e, "cannot read the snapshot");
-	*n = got;
-	return buf;
-}
-
-int
-tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e)
-{
-	struct tmq_gsnap_pos pos;
-	unsigned char *buf;
-	size_t n;
-	int rc;
-
-	if (g->read_to != 0 || g->nmembers != 0 || g->ncommitted != 0 ||
-	    g->lr.nfiles == 0)
-		return tmq_fail(e, "no snapshot for a state under way"), 0;
-	buf = read_snapshot(g, &n, e);
-	if (buf == NULL)
-		return 0;
-	rc = tmq_gsnap_decode(buf, n, g, &pos, e);
-	free(buf);
-	if (rc == -2) {
-		/* Sealed, so no accident, yet no log of ours leaves it: said
-		 * (once: a reader loads only at its start), and replaced by
-		 * this reader once it has read the log. */
-		char msg[sizeof e->msg + 128];
-
-		g->snap_refused = 1;
-		if (g->notice != NULL) {
-			snprintf(msg, sizeof msg, "group %s: %s/%s/%s refused "
-			    "(%s): the log is read in full", g->name,
-			    g->log.name, SNAP_DIR, SNAP_NAME, e->msg);
-			g->notice(g->notice_arg, msg);
-		}
-	}
-	if (rc < 0)
-		return 0;
-	if (pos.nparts != g->nparts) {
-		tmq_fail(e, "read with %u partitions, not %u", pos.nparts,
-		    g->nparts);
-		tmq_gsnap_pos_free(&pos);
-		tmq_group_state_free(g);
-		return 0;
-	}
-	if (verify(g, &pos, e) < 0) {
-		tmq_gsnap_pos_free(&pos);
-		tmq_group_state_free(g);
-		/* Back to the start, for the full replay. */
-		if (tmq_lr_seek(&g->lr, 0, NULL, e) < 0)
-			return -1;
-		return 0;
-	}
-	tmq_gsnap_pos_free(&pos);
-	g->snap_at = g->read_to;
-	return 1;
-}
-
-int
-tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e)
-{
-	struct tmq_gsnap_pos pos;
-	unsigned char *buf = NULL;
-	char tmp[64];
-	uint64_t rnd, size;
-	size_t file, n, i, off;
-	int dfd = -1, fd = -1, rc = -1, how = 0;
-
-	memset(&pos, 0, sizeof pos);
-	g->snap_at = g->read_to;	/* whatever happens, not again at once */
-	g->snap_refused = 0;
-	pos.nparts = g->nparts;
-	if (tmq_lr_tell(&g->lr, &file, &pos.last_len) < 0)
-		return tmq_fail(e, "not at a line's start");
-	pos.nfiles = (unsigned)file + 1;
-	pos.firsts = malloc(pos.nfiles * sizeof *pos.firsts);
-	pos.days = malloc(pos.nfiles * sizeof *pos.days);
-	if (pos.firsts == NULL || pos.days == NULL) {
-		tmq_fail(e, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < pos.nfiles; i++) {
-		pos.firsts[i] = g->lr.files[i].first;
-		pos.days[i] = g->lr.files[i].day;
-	}
-	if (ino_size(g->lr.fd, &pos.last_ino, &size) < 0 ||
-	    hash_block(g->lr.fd, g->lr.how, pos.last_len, 1,
-	    &pos.last_hash) < 0) {
-		tmq_fail(e, "cannot read the log");
-		goto out;
-	}
-	if (file == 0) {
-		pos.first_ino = pos.last_ino;
-		pos.first_len = pos.last_len;
-		fd = g->lr.fd;
-		how = g->lr.how;
-	} else {
-		fd = open_log_file(g, 0, &how);
-		if (fd < 0 || ino_size(fd, &pos.first_ino, &pos.first_len) < 0) {
-			tmq_fail(e, "cannot read the log");
-			goto out;
-		}
-	}
-	if (hash_block(fd, how, pos.first_len, 0, &pos.first_hash) < 0) {
-		tmq_fail(e, "cannot read the log");
-		goto out;
-	}
-	if (fd != g->lr.fd)
-		close(fd);
-	fd = -1;
-	if (tmq_gsnap_encode(g, &pos, &buf, &n, e) < 0)
-		goto out;
-	/* No reader would take it (read_snapshot). */
-	if (n > SNAP_MAX) {
-		tmq_fail(e, "a snapshot of %zu bytes is too large", n);
-		goto out;
-	}
-	dfd = open_snapdir(g, 1);
-	if (dfd < 0) {
-		tmq_fail_errno(e, "%s", SNAP_DIR);
-		goto out;
-	}
-	if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
-		rnd = (uint64_t)getpid() * 2654435761u ^ g->read_to;
-	snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", SNAP_NAME,
-	    (long)getpid(), (unsigned long long)rnd);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0666);
-	if (fd < 0) {
-		tmq_fail_errno(e, "%s/%s", SNAP_DIR, tmp);
-		goto out;
-	}
-	tmq_mode_follow(dfd, fd);
-	for (off = 0; off < n;) {
-		ssize_t w = write(fd, buf + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	/* No fsync: a snapshot torn by a crash fails its checksum, and costs
-	 * one full replay. */
-	if (off != n || close(fd) < 0 ||
-	    renameat(dfd, tmp, dfd, SNAP_NAME) < 0) {
-		tmq_fail_errno(e, "%s/%s", SNAP_DIR, SNAP_NAME);
-		if (off != n)
-			close(fd);
-		unlinkat(dfd, tmp, 0);
-		fd = -1;
-		goto out;
-	}
-	fd = -1;
-	rc = 0;
-	sweep(dfd);
-out:
-	if (fd >= 0 && fd != g->lr.fd)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);
-	free(buf);
-	tmq_gsnap_pos_free(&pos);
-	return rc;
 }

@@ -1,18 +1,16 @@
-/* groupsnap.h: snapshots of a group's replayed state, so that reading the
- * state costs the lines written since the last snapshot, not the log's age.
+/* groupsnap.h: the encoding of a group's state (groupstate.h) in a
+ * snapshot, so that reading the state costs the lines written since the
+ * last snapshot, not the log's age.  This is the format alone, bytes in
+ * and out; where a snapshot lives, and what proves the log it covers
+ * unchanged, is groupsnapfile.h.
  *
- * A snapshot lives beside the log, in its dot-folder where the TwainMQ library
- * never looks for partition files: --group--NAME/.tmq/snapshot.  It holds
- * the state (group.h) as of a position in the log, the names of the log
- * files that position covers, and what proves that covered part unchanged:
- * the inode, covered length and an XXH3 hash of the first and of the last
- * 4 KiB of the first and the last file covered (see groupsnap.c).  Any
- * mismatch, and any snapshot that is not exactly well formed (it carries
- * its own XXH3 checksum), means a full replay instead.  Anyone in the group
- * can write one, checksum and all: each value is checked against what a
- * log of the length covered can leave, and a snapshot that holds another
- * is refused, said through the group's notice, and replaced.  A snapshot
- * is a cache: failing to write one (no write access) only costs time. */
+ * A snapshot holds the state as of a position in the log, and the
+ * position: the log files it covers and what proves that covered part
+ * unchanged (struct tmq_gsnap_pos).  It carries its own XXH3 checksum, so
+ * that an accident (a torn write, another version) is no snapshot; but
+ * anyone in the group can write one, checksum and all, so each value is
+ * checked against what a log of the length covered can leave, and one
+ * that holds another is refused. */
 #ifndef TMQ_GROUPSNAP_H
 #define TMQ_GROUPSNAP_H
 
@@ -20,11 +18,7 @@
 #include <stdint.h>
 
 #include "error.h"
-
-struct tmq_group;
-
-#define TMQ_GSNAP_EVERY 1000	/* default: lines read before a new one */
-#define TMQ_GSNAP_BLOCK 4096	/* bytes hashed at each end of a file */
+#include "groupstate.h"
 
 /* The covered part of the log. */
 struct tmq_gsnap_pos {
@@ -38,28 +32,17 @@ struct tmq_gsnap_pos {
 
 void tmq_gsnap_pos_free(struct tmq_gsnap_pos *pos);
 
-/* Serialize g's state with pos into a malloc'd buffer. */
-int tmq_gsnap_encode(const struct tmq_group *g, const struct tmq_gsnap_pos *pos,
-    unsigned char **out, size_t *n, struct tmq_error *e);
-/* Parse a snapshot into the state fields of g (which must hold no state
- * yet) and pos.  Anything not exactly as encode writes it is an error, and
- * then g and pos are left empty: -1 for what is no snapshot of ours (torn,
- * another version), -2 for a sealed one holding what no log can leave. */
-int tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_group *g,
+/* Serialize s with pos (its nparts: s's) into a malloc'd buffer. */
+int tmq_gsnap_encode(const struct tmq_gstate *s,
+    const struct tmq_gsnap_pos *pos, unsigned char **out, size_t *n,
+    struct tmq_error *e);
+/* Parse a snapshot into s (a state made by tmq_gstate_init: what it
+ * held is freed, and its nparts becomes the snapshot's, pos->nparts) and
+ * pos.  Anything not exactly as
+ * encode writes it is an error, and then s (empty) and pos are left
+ * empty: -1 for what is no snapshot of ours (torn, another version), -2
+ * for a sealed one holding what no log can leave. */
+int tmq_gsnap_decode(const unsigned char *p, size_t n, struct tmq_gstate *s,
     struct tmq_gsnap_pos *pos, struct tmq_error *e);
-
-/* On a group just opened: take the state from its snapshot when one
- * matches the log, and position the log's reader after what it covers.
- * 1 when it did, 0 when there is none or it does not match (g unchanged;
- * why in e, for the curious; a refused one is also said through
- * g->notice, and replaced at the next tmq_group_next that catches up). */
-int tmq_gsnap_load(struct tmq_group *g, struct tmq_error *e);
-/* Write a snapshot of g's state as of its reader's position, atomically
- * (a temporary file renamed into place).  0 when written, -1 when not. */
-int tmq_gsnap_save(struct tmq_group *g, struct tmq_error *e);
-/* Lines read since the last snapshot after which a reader writes a new
- * one: TMQ_SNAPSHOT_EVERY from the environment (0: never read or write
- * snapshots), else TMQ_GSNAP_EVERY. */
-uint64_t tmq_gsnap_every(void);
 
 #endif

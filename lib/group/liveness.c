@@ -28,7 +28,6 @@
 
 #include "beneath.h"
 #include "escape.h"
-#include "group.h"
 #include "liveness.h"
 #include "modes.h"
 #include "regfile.h"
@@ -160,16 +159,16 @@ first_time(uint64_t tag)
 	return 1;
 }
 
-/* Say, through the group's notice, that member id of g (all of them,
- * when all) goes unvouched for the reason in why (a file's name and what
- * it is). */
+/* Say, through the group's notice, that member id (all of them, when
+ * all) goes unvouched for the reason in why (a file's name and what it
+ * is). */
 static void
-say_unvouched(const struct tmq_group *g, uint32_t id, int all,
+say_unvouched(const struct tmq_live_where *w, uint32_t id, int all,
     const char *why)
 {
 	char msg[512], gname[128], who[48];
 
-	if (g == NULL || g->notice == NULL)
+	if (w == NULL || w->notice == NULL)
 		return;
 	if (all)
 		snprintf(who, sizeof who, "no member can be vouched for");
@@ -177,15 +176,15 @@ say_unvouched(const struct tmq_group *g, uint32_t id, int all,
 		snprintf(who, sizeof who, "member %lu cannot be vouched for",
 		    (unsigned long)id);
 	snprintf(msg, sizeof msg, "group %s: %s/%s: %s",
-	    tmq_escape_name(g->name, gname, sizeof gname), g->log.name, why,
+	    tmq_escape_name(w->group, gname, sizeof gname), w->logname, why,
 	    who);
-	g->notice(g->notice_arg, msg);
+	w->notice(w->notice_arg, msg);
 }
 
-/* The probe of tag's file in dfd (.tmq); g and id only to say what was
- * refused (g NULL: nothing is said). */
+/* The probe of tag's file in dfd (.tmq); w and id only to say what was
+ * refused (w NULL: nothing is said). */
 static enum tmq_liveness
-probe_in(int dfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
+probe_in(int dfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 {
 	struct tmq_error e;
 	struct flock fl;
@@ -196,8 +195,8 @@ probe_in(int dfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
 	snprintf(shown, sizeof shown, ".tmq/%s", name);
 	fd = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0, &e);
 	if (fd < 0) {
-		if (e.code == TMQ_ERR_FILEKIND && g != NULL && first_time(tag))
-			say_unvouched(g, id, 0, e.msg);
+		if (e.code == TMQ_ERR_FILEKIND && w != NULL && first_time(tag))
+			say_unvouched(w, id, 0, e.msg);
 		return TMQ_LIVE_UNKNOWN;
 	}
 	whole_file(&fl, F_WRLCK);
@@ -210,21 +209,21 @@ probe_in(int dfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
 }
 
 static enum tmq_liveness
-probe(int logdirfd, uint64_t tag, const struct tmq_group *g, uint32_t id)
+probe(int logdirfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 {
 	enum tmq_liveness l;
 	struct tmq_error e;
 	int dfd;
 
 	if ((dfd = dot_dir(logdirfd, 0)) < 0) {
-		if (errno != ENOENT && g != NULL && !said_dir) {
+		if (errno != ENOENT && w != NULL && !said_dir) {
 			said_dir = 1;
 			tmq_subdir_fail(logdirfd, ".tmq", ".tmq", &e);
-			say_unvouched(g, id, 1, e.msg);
+			say_unvouched(w, id, 1, e.msg);
 		}
 		return TMQ_LIVE_UNKNOWN;
 	}
-	l = probe_in(dfd, tag, g, id);
+	l = probe_in(dfd, tag, w, id);
 	close(dfd);
 	return l;
 }
@@ -319,16 +318,16 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
  * the rebalance under way, or was heard from since the last one ended (it
  * may offer yet, for all the state knows). */
 static int
-may_hold(const struct tmq_group *g, const struct tmq_gmember *m)
+may_hold(const struct tmq_gstate *s, const struct tmq_gmember *m)
 {
-	const struct tmq_offer *o = tmq_group_share(g, m->id);
+	const struct tmq_offer *o = tmq_gstate_share(s, m->id);
 
 	if (o != NULL && o->ngot > 0)
 		return 1;
-	if (g->rebalancing && tmq_group_offer(g, m->id) != NULL)
+	if (s->rebalancing && tmq_gstate_offer(s, m->id) != NULL)
 		return 1;
-	return !m->left && (!g->have_assignment ||
-	    m->last_offset > g->ended_offset);
+	return !m->left && (!s->have_assignment ||
+	    m->last_offset > s->ended_offset);
 }
 
 struct tagseen {
@@ -346,13 +345,14 @@ cmp_tagseen(const void *a, const void *b)
 }
 
 void
-tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
+tmq_live_sweep(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    const uint64_t *tags, size_t n)
 {
 	struct tagseen *t, key;
 	size_t i;
 	int fd;
 
-	if (n == 0 || (fd = dot_dir(g->log.dirfd, 0)) < 0)
+	if (n == 0 || (fd = dot_dir(w->logdirfd, 0)) < 0)
 		return;
 	/* The first member claiming a tag decides for it; a tag nobody
 	 * claimed is of a member that died before its JOINED.  One pass
@@ -366,8 +366,8 @@ tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
 		t[i].tag = tags[i];
 	qsort(t, n, sizeof *t, cmp_tagseen);
 	memset(&key, 0, sizeof key);
-	for (i = 0; i < g->nmembers; i++) {
-		const struct tmq_gmember *m = &g->members[i];
+	for (i = 0; i < s->nmembers; i++) {
+		const struct tmq_gmember *m = &s->members[i];
 		struct tagseen *f;
 
 		if (!m->claimed)
@@ -379,7 +379,7 @@ tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
 			f--;
 		if (f != NULL && !f->seen) {
 			f->seen = 1;
-			f->hold = may_hold(g, m);
+			f->hold = may_hold(s, m);
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -391,41 +391,42 @@ tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags, size_t n)
 }
 
 enum tmq_liveness
-tmq_live_member(const struct tmq_group *g, uint32_t id)
+tmq_live_member(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t id)
 {
-	const struct tmq_gmember *m = tmq_group_find_member(g, id);
+	const struct tmq_gmember *m = tmq_gstate_find(s, id);
 
-	return m != NULL && m->claimed ? probe(g->log.dirfd, m->tag, g, id) :
+	return m != NULL && m->claimed ? probe(w->logdirfd, m->tag, w, id) :
 	    TMQ_LIVE_UNKNOWN;
 }
 
 void
-tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
-    unsigned *alive, unsigned *unknown)
+tmq_live_pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    int has_self, uint32_t self, unsigned *alive, unsigned *unknown)
 {
 	unsigned i;
 
 	*alive = *unknown = 0;
-	if (!g->rebalancing)
+	if (!s->rebalancing)
 		return;
-	for (i = 0; i < g->nmembers; i++) {
-		const struct tmq_gmember *m = &g->members[i];
+	for (i = 0; i < s->nmembers; i++) {
+		const struct tmq_gmember *m = &s->members[i];
 		const struct tmq_offer *last;
 		int heard;
 
 		if (!m->claimed || m->left || (has_self && m->id == self) ||
-		    tmq_group_offer(g, m->id) != NULL)
+		    tmq_gstate_offer(s, m->id) != NULL)
 			continue;
 		/* Only members that may still take part: those holding a
 		 * share (that offered to) in the last rebalance, and those
 		 * heard from since it ended.  The others were shown gone by
 		 * not answering; a group's log keeps every id it ever gave
 		 * out, and these need no probe. */
-		last = g->have_assignment ? tmq_group_share(g, m->id) : NULL;
-		heard = !g->have_assignment || m->last_offset > g->ended_offset;
+		last = s->have_assignment ? tmq_gstate_share(s, m->id) : NULL;
+		heard = !s->have_assignment || m->last_offset > s->ended_offset;
 		if (!heard && (last == NULL || last->nparts == 0))
 			continue;
-		switch (probe(g->log.dirfd, m->tag, g, m->id)) {
+		switch (probe(w->logdirfd, m->tag, w, m->id)) {
 		case TMQ_LIVE_YES:
 			(*alive)++;
 			break;
@@ -439,13 +440,13 @@ tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
 }
 
 int
-tmq_live_may_end(const struct tmq_group *g, int has_self, uint32_t self,
-    double now)
+tmq_live_may_end(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    int has_self, uint32_t self, double now)
 {
 	unsigned alive, unknown;
 
-	if (!g->rebalancing)
+	if (!s->rebalancing)
 		return 0;
-	tmq_live_pending(g, has_self, self, &alive, &unknown);
-	return alive == 0 && (unknown == 0 || now >= g->rebal_end);
+	tmq_live_pending(w, s, has_self, self, &alive, &unknown);
+	return alive == 0 && (unknown == 0 || now >= s->rebal_end);
 }

@@ -7,7 +7,10 @@
  * the process dies, however it dies; a stopped or slow process keeps it.
  * So anyone can probe (F_OFD_GETLK): a held lock is a live member, a file
  * without its lock a dead one, no file a member we cannot vouch for (the
- * TwainMQ library's members hold no lock). */
+ * TwainMQ library's members hold no lock).
+ *
+ * The lock files are this file's; what a group's members are, it reads
+ * from the group's state (groupstate.h), and nothing else of the group. */
 #ifndef TMQ_LIVENESS_H
 #define TMQ_LIVENESS_H
 
@@ -15,8 +18,18 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "groupstate.h"
 
-struct tmq_group;
+/* Where a group's lock files are, and how to say what was found there:
+ * the group's log directory, the names for messages, and the group's
+ * notice (NULL: nothing is said).  tmq_group_where fills one. */
+struct tmq_live_where {
+	int logdirfd;
+	const char *group;		/* the group's name */
+	const char *logname;		/* its log's: --group--NAME */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
+};
 
 enum tmq_liveness {
 	TMQ_LIVE_UNKNOWN,	/* no lock file: cannot vouch either way */
@@ -47,23 +60,25 @@ void tmq_live_forget(int logdirfd, uint64_t tag);
  * member that joined, offered and died meanwhile, whose partitions would
  * then stay with a member nobody can see is dead. */
 int tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n);
-void tmq_live_sweep(const struct tmq_group *g, const uint64_t *tags,
-    size_t n);
+void tmq_live_sweep(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    const uint64_t *tags, size_t n);
 
 /* The liveness of a member of the group by id (unknown when the id was
  * never claimed). */
-enum tmq_liveness tmq_live_member(const struct tmq_group *g, uint32_t id);
+enum tmq_liveness tmq_live_member(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, uint32_t id);
 
 /* In the rebalance under way, the members other than self (when has_self)
  * that have not offered yet: *alive that hold their lock, *unknown that
  * may be alive (unvouched, and heard from since the last rebalance or
  * holding a share in it). */
-void tmq_live_pending(const struct tmq_group *g, int has_self, uint32_t self,
-    unsigned *alive, unsigned *unknown);
+void tmq_live_pending(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, int has_self, uint32_t self, unsigned *alive,
+    unsigned *unknown);
 /* Whether the rebalance under way may end now: every live member has
  * offered, and so has every member that may be alive, or the window is
  * over for those.  A member known alive is waited for past the window. */
-int tmq_live_may_end(const struct tmq_group *g, int has_self, uint32_t self,
-    double now);
+int tmq_live_may_end(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, int has_self, uint32_t self, double now);
 
 #endif

@@ -11,6 +11,7 @@
  * alive has offered, and looks at the locks of the members holding
  * partitions every PROBE_PERIOD, starting a rebalance when one has died. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -76,7 +77,7 @@ begin_rebalance(struct tmq_member *mb, struct tmq_error *e)
 static int
 confirm(struct tmq_member *mb, struct tmq_error *e)
 {
-	const struct tmq_offer *share = tmq_group_share(&mb->g, mb->id);
+	const struct tmq_offer *share = tmq_gstate_share(&mb->g.state, mb->id);
 	unsigned *parts = NULL, n = 0;
 	struct tmq_gmsg m;
 
@@ -121,8 +122,8 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 		return offer(mb, 0, e);
 	case TMQ_G_ENDREBAL:
 		/* Only the ENDREBAL that closed the rebalance we answered. */
-		if (mb->g.ended_offset == m->offset &&
-		    mb->answered == mb->g.rebal_offset + 1) {
+		if (mb->g.state.ended_offset == m->offset &&
+		    mb->answered == mb->g.state.rebal_offset + 1) {
 			mb->answered = 0;
 			return confirm(mb, e);
 		}
@@ -149,9 +150,12 @@ drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
 				mb->notice(mb->notice_arg, e->msg);
 			continue;
 		}
+		/* Our claim decided (tmq-format(5), Joining): by the first
+		 * JOINED for our id, now in the state. */
 		if (stop_at_joined && m.kind == TMQ_G_JOINED &&
 		    m.member == mb->id) {
-			*joined_result = m.tag == tag ? 1 : -1;
+			*joined_result = tmq_gstate_claim(&mb->g.state, mb->id,
+			    tag);
 			if (*joined_result < 0) {
 				/* Someone else's claim came first. */
 				struct tmq_gmsg ab;
@@ -207,11 +211,10 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		goto bad;
 	}
 	for (try = 0; try < JOIN_TRIES; try++) {
-		if (mb->g.max_key == UINT32_MAX) {
+		if (tmq_gstate_new_id(&mb->g.state, &mb->id) < 0) {
 			tmq_fail(e, "group %s: no member ids left", group);
 			goto bad;
 		}
-		mb->id = mb->g.max_key + 1;
 		mb->tag = random64();
 		/* Locked before anyone can read our claim, so nobody ever
 		 * sees it without the lock. */
@@ -275,13 +278,16 @@ bad:
 static int
 holder_died(struct tmq_member *mb)
 {
+	const struct tmq_gstate *s = &mb->g.state;
+	struct tmq_live_where w;
 	unsigned i;
 
-	for (i = 0; i < mb->g.nassigned; i++) {
-		const struct tmq_offer *o = &mb->g.assigned[i];
+	tmq_group_where(&mb->g, &w);
+	for (i = 0; i < s->nassigned; i++) {
+		const struct tmq_offer *o = &s->assigned[i];
 
 		if (o->member != mb->id && o->ngot > 0 &&
-		    tmq_live_member(&mb->g, o->member) == TMQ_LIVE_DEAD)
+		    tmq_live_member(&w, s, o->member) == TMQ_LIVE_DEAD)
 			return 1;
 	}
 	return 0;
@@ -301,8 +307,12 @@ sweep(struct tmq_member *mb, struct tmq_error *e)
 	mb->sweep_due = 0;
 	if (tmq_live_dead(mb->g.log.dirfd, &dead, &n) < 0)
 		return 0;	/* best effort: the files only take room */
-	if (n > 0 && (rc = drain(mb, 0, 0, NULL, e)) == 0)
-		tmq_live_sweep(&mb->g, dead, n);
+	if (n > 0 && (rc = drain(mb, 0, 0, NULL, e)) == 0) {
+		struct tmq_live_where w;
+
+		tmq_group_where(&mb->g, &w);
+		tmq_live_sweep(&w, &mb->g.state, dead, n);
+	}
 	free(dead);
 	return rc;
 }
@@ -310,6 +320,8 @@ sweep(struct tmq_member *mb, struct tmq_error *e)
 static int
 step(struct tmq_member *mb, struct tmq_error *e)
 {
+	const struct tmq_gstate *s = &mb->g.state;
+	struct tmq_live_where w;
 	struct tmq_gmsg m;
 	double now;
 
@@ -321,10 +333,11 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	/* In a rebalance we answered: close it once nobody who may be alive
 	 * is still to offer.  Whoever writes the first ENDREBAL, everyone
 	 * confirms on reading it. */
-	if (mb->g.rebalancing && mb->answered == mb->g.rebal_offset + 1 &&
-	    mb->ended != mb->g.rebal_offset + 1 &&
-	    tmq_live_may_end(&mb->g, 1, mb->id, now)) {
-		mb->ended = mb->g.rebal_offset + 1;
+	tmq_group_where(&mb->g, &w);
+	if (s->rebalancing && mb->answered == s->rebal_offset + 1 &&
+	    mb->ended != s->rebal_offset + 1 &&
+	    tmq_live_may_end(&w, s, 1, mb->id, now)) {
+		mb->ended = s->rebal_offset + 1;
 		memset(&m, 0, sizeof m);
 		m.kind = TMQ_G_ENDREBAL;
 		if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
@@ -332,7 +345,7 @@ step(struct tmq_member *mb, struct tmq_error *e)
 		return drain(mb, 0, 0, NULL, e);
 	}
 	/* Between rebalances: has a member holding partitions died? */
-	if (!mb->g.rebalancing && now >= mb->next_probe) {
+	if (!s->rebalancing && now >= mb->next_probe) {
 		mb->next_probe = now + PROBE_PERIOD;
 		if (holder_died(mb)) {
 			if (begin_rebalance(mb, e) < 0)
@@ -358,7 +371,8 @@ tmq_member_timeout(const struct tmq_member *mb)
 
 	if (!mb->has_id)
 		return -1;
-	left = mb->g.rebalancing ? mb->g.rebal_end - tmq_now() : PROBE_PERIOD;
+	left = mb->g.state.rebalancing ? mb->g.state.rebal_end - tmq_now() :
+	    PROBE_PERIOD;
 	if (left > PROBE_PERIOD)
 		left = PROBE_PERIOD;
 	if (left <= 0)

@@ -95,7 +95,7 @@ uint64_t tmq_lr_offset(const struct tmq_linereader *r);
 int tmq_lr_tell(const struct tmq_linereader *r, size_t *file, uint64_t *pos);
 /* Position at byte pos of r->files[file], a line's start that a tell gave
  * earlier, whose line has the given offset.  For resuming without reading
- * what comes before (a group snapshot, groupsnap.h). */
+ * what comes before (a group snapshot, groupsnapfile.h). */
 int tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
     uint64_t offset, struct tmq_error *e);
 

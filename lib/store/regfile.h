@@ -8,7 +8,7 @@
  * never end (or swallow what is written), a link leads out of the root:
  * each is refused here, with a message that says what was found.  Every
  * file tmq opens in a root is opened here (snapshots by the equivalent in
- * groupsnap.c); what tmq creates anew there is made with O_EXCL, which
+ * groupsnapfile.c); what tmq creates anew there is made with O_EXCL, which
  * never opens what is already there. */
 #ifndef TMQ_REGFILE_H
 #define TMQ_REGFILE_H

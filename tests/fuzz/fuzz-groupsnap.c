@@ -1,18 +1,17 @@
-/* fuzz-groupsnap.c: libFuzzer target for group snapshots (groupsnap.c).
- * The checksum would stop nearly every input at the door, so the input is
- * a snapshot without it and the target seals it, to reach the parser; the
- * first byte chooses whether it is sealed or taken as it is.  A snapshot
- * that decodes must encode back to the same bytes and hold only what a
- * log can leave (no committed offset below -2, no member heard past the
- * position, lists of the topic's partitions, ascending); one refused
- * leaves nothing behind. */
+/* fuzz-groupsnap.c: libFuzzer target for the format of group snapshots
+ * (groupsnap.c).  The checksum would stop nearly every input at the door,
+ * so the input is a snapshot without it and the target seals it, to
+ * reach the parser; the first byte chooses whether it is sealed or taken
+ * as it is.  A snapshot that decodes must encode back to the same bytes
+ * and hold only what a log can leave (no committed offset below -2, no
+ * member heard past the position, lists of the topic's partitions,
+ * ascending); one refused leaves nothing behind. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
-#include "group.h"
 #include "groupsnap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tmq_group g;
+	struct tmq_gstate g;
 	struct tmq_gsnap_pos pos;
 	struct tmq_error e;
 	unsigned char *buf, *again;
@@ -39,7 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < 8; i++)
 			buf[size - 1 + i] = (unsigned char)(h >> (8 * i));
 	}
-	memset(&g, 0, sizeof g);
+	tmq_gstate_init(&g, 1);
 	if (tmq_gsnap_decode(buf, n, &g, &pos, &e) == 0) {
 		unsigned k, j;
 
@@ -50,7 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct tmq_gmember *m = &g.members[k];
 
 			if (m->last_offset >= g.read_to ||
-			    tmq_group_find_member(&g, m->id) != m)
+			    tmq_gstate_find(&g, m->id) != m)
 				abort();
 			for (j = 0; j < m->nconfirmed; j++)
 				if (m->confirmed[j] >= pos.nparts ||
@@ -58,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 		}
 		for (k = 0; k < g.noffers; k++)
-			if (tmq_group_find_member(&g, g.offers[k].member) == NULL)
+			if (tmq_gstate_find(&g, g.offers[k].member) == NULL)
 				abort();
 		if (tmq_gsnap_encode(&g, &pos, &again, &an, &e) < 0)
 			abort();
@@ -66,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* what we read we must write back */
 		free(again);
 		tmq_gsnap_pos_free(&pos);
-		tmq_group_state_free(&g);
+		tmq_gstate_free(&g);
 	} else if (g.members != NULL || g.committed != NULL ||
 	    pos.firsts != NULL || g.member_ix.slot != NULL) {
 		abort();	/* a refused snapshot leaves nothing behind */

@@ -1,5 +1,5 @@
-/* t-groupsnap.c: lib/group/groupsnap, snapshots of a group's replayed state, in
- * a scratch root: a snapshot restores exactly the state a full replay
+/* t-groupsnap.c: lib/group/groupsnap and groupsnapfile, snapshots of a
+ * group's replayed state, in a scratch root: a snapshot restores exactly the state a full replay
  * computes (also mid-rebalance, and with lines written after it); a log
  * that was replaced, truncated or rewritten is caught, and so is every
  * corrupt or hostile snapshot (each truncation, each flipped byte, counts
@@ -20,6 +20,7 @@
 
 #include "group.h"
 #include "groupsnap.h"
+#include "groupsnapfile.h"
 #include "root.h"
 #include "tap.h"
 
@@ -79,7 +80,7 @@ state(const struct tmq_group *g, size_t *n)
 	pos.firsts = &first;
 	pos.days = &day;
 	pos.nfiles = 1;
-	if (tmq_gsnap_encode(g, &pos, &b, n, &e) < 0)
+	if (tmq_gsnap_encode(&g->state, &pos, &b, n, &e) < 0)
 		die("encode", &e);
 	return b;
 }
@@ -100,6 +101,13 @@ truth(size_t *n)
 	return b;
 }
 
+/* The group's snapshot loaded, as its replay does. */
+static int
+load(struct tmq_group *g, struct tmq_error *e)
+{
+	return tmq_group_load(g, e);
+}
+
 /* Replay with snapshots on (every line); the state must be the truth. */
 static void
 replay_is_truth(uint64_t every, int want_loaded, const char *what)
@@ -112,7 +120,7 @@ replay_is_truth(uint64_t every, int want_loaded, const char *what)
 
 	want = truth(&wn);
 	gopen(&g, every);
-	loaded = tmq_gsnap_load(&g, &e);
+	loaded = load(&g, &e);
 	is_int(loaded, want_loaded, "%s: snapshot %s", what,
 	    want_loaded ? "used" : "not used");
 	if (loaded == 0 && want_loaded)
@@ -160,33 +168,33 @@ spit(const char *path, const void *b, size_t n)
 /* The snapshot s decoded, one value changed (case k of change()), and
  * encoded again, sealed: what a co-user writes.  NULL when case k does not
  * apply to s. */
-static int change(struct tmq_group *d, struct tmq_gsnap_pos *pos, int k,
+static int change(struct tmq_gstate *d, struct tmq_gsnap_pos *pos, int k,
     const char **what);
 
 static unsigned char *
 forged(const unsigned char *s, size_t n, int k, const char **what,
     size_t *fn)
 {
-	struct tmq_group d;
+	struct tmq_gstate d;
 	struct tmq_gsnap_pos pos;
 	struct tmq_error e;
 	unsigned char *b = NULL;
 
-	memset(&d, 0, sizeof d);
+	tmq_gstate_init(&d, 1);
 	if (tmq_gsnap_decode(s, n, &d, &pos, &e) < 0)
 		die("decode", &e);
 	if (change(&d, &pos, k, what) == 0 &&
 	    tmq_gsnap_encode(&d, &pos, &b, fn, &e) < 0)
 		die("encode", &e);
 	tmq_gsnap_pos_free(&pos);
-	tmq_group_state_free(&d);
+	tmq_gstate_free(&d);
 	return b;
 }
 
 #define NCHANGES 17
 
 static int
-change(struct tmq_group *d, struct tmq_gsnap_pos *pos, int k, const char **what)
+change(struct tmq_gstate *d, struct tmq_gsnap_pos *pos, int k, const char **what)
 {
 	switch (k) {
 	case 0:
@@ -283,16 +291,16 @@ count_notice(void *arg, const char *msg)
 static int
 refused(const unsigned char *b, size_t n)
 {
-	struct tmq_group g;
+	struct tmq_gstate g;
 	struct tmq_gsnap_pos pos;
 	struct tmq_error e;
 	int rc;
 
-	memset(&g, 0, sizeof g);
+	tmq_gstate_init(&g, 1);
 	rc = tmq_gsnap_decode(b, n, &g, &pos, &e);
 	if (rc == 0) {
 		tmq_gsnap_pos_free(&pos);
-		tmq_group_state_free(&g);
+		tmq_gstate_free(&g);
 		return 0;
 	}
 	return g.members == NULL && g.committed == NULL && g.offers == NULL &&
@@ -371,36 +379,39 @@ main(void)
 	replay_is_truth(1, 1, "write one mid-rebalance");
 	replay_is_truth(1, 1, "read one mid-rebalance");
 	gopen(&g, 1);
-	is_int(tmq_gsnap_load(&g, &e), 1, "mid-rebalance: loaded");
-	ok(g.rebalancing && g.noffers == 1 && g.have_assignment &&
-	    g.nassigned == 2 && g.max_key == 3, "mid-rebalance: the state is there");
-	is_u64(tmq_lr_offset(&g.lr), g.read_to, "reader goes on after it");
+	is_int(load(&g, &e), 1, "mid-rebalance: loaded");
+	ok(g.state.rebalancing && g.state.noffers == 1 &&
+	    g.state.have_assignment && g.state.nassigned == 2 &&
+	    g.state.max_key == 3, "mid-rebalance: the state is there");
+	is_u64(tmq_lr_offset(&g.lr), g.state.read_to, "reader goes on after it");
 	tmq_group_close(&g);
 	/* Read with another partition count (the topic made again with
 	 * more), the state would differ: not used. */
 	gopen(&g, 1);
-	g.nparts = 4;
-	is_int(tmq_gsnap_load(&g, &e), 0, "another partition count: not used");
-	ok(g.nmembers == 0 && g.read_to == 0, "... and the state left empty");
+	g.state.nparts = 4;
+	is_int(load(&g, &e), 0, "another partition count: not used");
+	ok(g.state.nmembers == 0 && g.state.read_to == 0,
+	    "... and the state left empty");
 	tmq_group_close(&g);
 
 	/* Decode(encode(s)) is s. */
 	snap = slurp(SNAP, &n);
 	ok(snap != NULL && n > 100, "snapshot read (%zu bytes)", n);
 	{
-		struct tmq_group d;
+		struct tmq_gstate d;
 		struct tmq_gsnap_pos pos;
 		unsigned char *again;
 		size_t an;
 
-		memset(&d, 0, sizeof d);
+		tmq_gstate_init(&d, 1);
 		ok(tmq_gsnap_decode(snap, n, &d, &pos, &e) == 0, "decodes");
+		is_int((int)d.nparts, 3, "  for the topic's 3 partitions");
 		if (tmq_gsnap_encode(&d, &pos, &again, &an, &e) < 0)
 			die("encode", &e);
 		is_mem(again, an, snap, n, "encodes back to the same bytes");
 		free(again);
 		tmq_gsnap_pos_free(&pos);
-		tmq_group_state_free(&d);
+		tmq_gstate_free(&d);
 	}
 
 	/* Well sealed, each value checked as the log's lines are: decode
@@ -411,19 +422,19 @@ main(void)
 		int k, rc;
 
 		for (k = 0; k < NCHANGES; k++) {
-			struct tmq_group d;
+			struct tmq_gstate d;
 			struct tmq_gsnap_pos pos;
 
 			b = forged(snap, n, k, &what, &fn);
 			if (!ok(b != NULL, "forged: %s", what))
 				continue;
-			memset(&d, 0, sizeof d);
+			tmq_gstate_init(&d, 1);
 			rc = tmq_gsnap_decode(b, fn, &d, &pos, &e);
 			if (!is_int(rc, -2, "  refused as impossible: %s", what))
 				diag("%s", rc == 0 ? "taken" : e.msg);
 			if (rc == 0) {
 				tmq_gsnap_pos_free(&pos);
-				tmq_group_state_free(&d);
+				tmq_gstate_free(&d);
 			}
 			ok(refused(b, fn), "  and nothing left of it");
 			free(b);
@@ -433,11 +444,17 @@ main(void)
 		b = forged(snap, n, 0, &what, &fn);
 		spit(SNAP, b, fn);
 		free(b);
+		gopen(&g, 1000);
+		is_int(load(&g, &e), 2, "forged on disk: the load says refused");
+		ok(g.state.read_to == 0 && g.state.nmembers == 0 &&
+		    tmq_lr_offset(&g.lr) == 0, "  the state empty, the reader "
+		    "at the start");
+		tmq_group_close(&g);
 		notices = 0;
 		{
 			unsigned char *want, *got, *now;
 			size_t wn, gn, nn;
-			struct tmq_group d;
+			struct tmq_gstate d;
 			struct tmq_gsnap_pos pos;
 
 			want = truth(&wn);
@@ -455,13 +472,13 @@ main(void)
 			    "  naming what is wrong");
 			tmq_group_close(&g);
 			now = slurp(SNAP, &nn);
-			memset(&d, 0, sizeof d);
+			tmq_gstate_init(&d, 1);
 			ok(now != NULL && tmq_gsnap_decode(now, nn, &d, &pos, &e) ==
 			    0 && d.ncommitted > 0 && d.committed[0] == 5,
 			    "  and replaced by the reader");
 			if (now != NULL && d.committed != NULL) {
 				tmq_gsnap_pos_free(&pos);
-				tmq_group_state_free(&d);
+				tmq_gstate_free(&d);
 			}
 			free(now);
 			free(want);
@@ -469,8 +486,9 @@ main(void)
 			notices = 0;
 			gopen(&g, 1000);
 			g.notice = count_notice;
-			ok(tmq_gsnap_load(&g, &e) == 1 && notices == 0,
-			    "  the replacement is used, without a word");
+			ok(tmq_group_replay(&g, &e) == 0 && g.snap_at != 0 &&
+			    notices == 0, "  the replacement is used, without a "
+			    "word");
 			tmq_group_close(&g);
 		}
 		spit(SNAP, snap, n);

@@ -1,5 +1,5 @@
 /* t-groupstate.c: the replayed state of a group at scale
- * (lib/group/group.c, lib/util/idindex.c, lib/group/assignment.c): member
+ * (lib/group/groupstate.c, lib/util/idindex.c, lib/group/assignment.c): member
  * ids are found through an index whose probes stay short whatever ids a
  * co-user picks, the arrays grow geometrically, a log of tens of thousands
  * of distinct members replays to the state (and its snapshot restores it,
@@ -12,7 +12,7 @@
 
 #include "appender.h"
 #include "group.h"
-#include "groupsnap.h"
+#include "groupsnapfile.h"
 #include "idindex.h"
 #include "message.h"
 #include "root.h"
@@ -110,6 +110,7 @@ static void
 test_replay(int rootfd)
 {
 	struct tmq_group g;
+	const struct tmq_gstate *st = &g.state;
 	struct tmq_error e;
 	struct tmq_topic t;
 	uint32_t i, lost = 0;
@@ -137,32 +138,35 @@ test_replay(int rootfd)
 		diag("%s", e.msg);
 		exit(99);
 	}
-	is_int((int)g.nmembers, (int)n + 1, "%u distinct keys (and 0, the "
+	is_int((int)st->nmembers, (int)n + 1, "%u distinct keys (and 0, the "
 	    "creator): as many members", n);
-	ok(g.members_cap >= g.nmembers && g.members_cap <= 2 * (size_t)g.nmembers,
-	    "  in an array grown by doubling (%zu)", g.members_cap);
+	ok(st->members_cap >= st->nmembers &&
+	    st->members_cap <= 2 * (size_t)st->nmembers,
+	    "  in an array grown by doubling (%zu)", st->members_cap);
 	for (i = 0; i <= n; i++)
-		lost += tmq_group_find_member(&g, i) == NULL ||
-		    tmq_group_find_member(&g, i)->id != i;
+		lost += tmq_gstate_find(st, i) == NULL ||
+		    tmq_gstate_find(st, i)->id != i;
 	is_int((int)lost, 0, "  each found by its id");
-	ok(tmq_group_find_member(&g, n + 1) == NULL, "  and no other");
-	is_int((int)g.max_key, (int)n, "  the largest id");
-	is_int((int)g.nassigned, (int)n, "one offer a member, the later one");
-	ok(tmq_group_share(&g, 1) != NULL && tmq_group_share(&g, 1)->ngot == 1 &&
-	    tmq_group_share(&g, 1)->got[0] == 2 &&
-	    tmq_group_share(&g, 2)->ngot == 0, "  partition 2 to member 1, "
+	ok(tmq_gstate_find(st, n + 1) == NULL, "  and no other");
+	is_int((int)st->max_key, (int)n, "  the largest id");
+	is_int((int)st->nassigned, (int)n, "one offer a member, the later one");
+	ok(tmq_gstate_share(st, 1) != NULL &&
+	    tmq_gstate_share(st, 1)->ngot == 1 &&
+	    tmq_gstate_share(st, 1)->got[0] == 2 &&
+	    tmq_gstate_share(st, 2)->ngot == 0, "  partition 2 to member 1, "
 	    "nothing to 2");
 	tmq_group_close(&g);
 
 	/* The snapshot the replay left restores the same, indexes too. */
 	tmq_group_open(rootfd, "g", "t", &g, &e);
 	g.snap_every = 1;
-	is_int(tmq_gsnap_load(&g, &e), 1, "a snapshot of %u members loads", n);
+	is_int(tmq_gsnap_load(g.log.dirfd, &g.lr, st, &e), 1,
+	    "a snapshot of %u members loads", n);
 	for (i = 0, lost = 0; i <= n; i++)
-		lost += tmq_group_find_member(&g, i) == NULL;
+		lost += tmq_gstate_find(st, i) == NULL;
 	is_int((int)lost, 0, "  each member found by its id");
-	ok(tmq_group_share(&g, 1) != NULL && tmq_group_share(&g, 1)->got[0] == 2,
-	    "  and each share");
+	ok(tmq_gstate_share(st, 1) != NULL &&
+	    tmq_gstate_share(st, 1)->got[0] == 2, "  and each share");
 	tmq_group_close(&g);
 	tmq_topic_close(&t);
 }

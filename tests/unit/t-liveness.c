@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "group.h"
+#include "groupstate.h"
 #include "liveness.h"
 #include "tap.h"
 
@@ -58,13 +58,13 @@ holder(int dirfd, uint64_t tag)
 /* Both steps of a sweep, on a state that is the log's (as a member does
  * once it has read to the end). */
 static void
-sweep(const struct tmq_group *g)
+sweep(const struct tmq_live_where *w, const struct tmq_gstate *s)
 {
 	uint64_t *tags;
 	size_t n;
 
-	if (tmq_live_dead(g->log.dirfd, &tags, &n) == 0) {
-		tmq_live_sweep(g, tags, n);
+	if (tmq_live_dead(w->logdirfd, &tags, &n) == 0) {
+		tmq_live_sweep(w, s, tags, n);
 		free(tags);
 	}
 }
@@ -76,16 +76,18 @@ sweep(const struct tmq_group *g)
 static int
 hold_while_sweeping(int dirfd, int rounds)
 {
-	struct tmq_group g;
+	struct tmq_live_where w;
+	struct tmq_gstate s;
 	struct tmq_error e;
 	int i, fd, bad = 0;
 	pid_t pid;
 
-	memset(&g, 0, sizeof g);
-	g.log.dirfd = dirfd;
+	memset(&w, 0, sizeof w);
+	w.logdirfd = dirfd;
+	tmq_gstate_init(&s, 4);
 	if ((pid = fork()) == 0)
 		for (;;)
-			sweep(&g);
+			sweep(&w, &s);
 	for (i = 0; i < rounds; i++) {
 		uint64_t tag = 0x5000 + (uint64_t)i;
 
@@ -112,9 +114,9 @@ notice(void *arg, const char *msg)
 }
 
 static struct tmq_gmember *
-add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
+add_member(struct tmq_gstate *s, uint32_t id, uint64_t tag, uint64_t last)
 {
-	struct tmq_gmember *m = tmq_group_member(g, id);
+	struct tmq_gmember *m = tmq_gstate_member(s, id);
 
 	m->claimed = 1;
 	m->tag = tag;
@@ -122,9 +124,9 @@ add_member(struct tmq_group *g, uint32_t id, uint64_t tag, uint64_t last)
 	return m;
 }
 
-/* An offer (or a share) made by hand, in g's arrays and indexes. */
+/* An offer (or a share) made by hand, in s's arrays and indexes. */
 static void
-add_offer(struct tmq_group *g, struct tmq_offer **o, unsigned *n, uint32_t id,
+add_offer(struct tmq_gstate *s, struct tmq_offer **o, unsigned *n, uint32_t id,
     unsigned nparts, unsigned ngot)
 {
 	struct tmq_error e;
@@ -135,7 +137,7 @@ add_offer(struct tmq_group *g, struct tmq_offer **o, unsigned *n, uint32_t id,
 	(*o)[*n].nparts = nparts;
 	(*o)[*n].ngot = ngot;
 	(*n)++;
-	if (tmq_group_reindex(g, &e) < 0)
+	if (tmq_gstate_reindex(s, &e) < 0)
 		diag("reindex: %s", e.msg);
 }
 
@@ -145,7 +147,8 @@ main(void)
 	char dir[] = "/tmp/t-liveness.XXXXXX";
 	char gname[] = "G", logname[] = "--group--G";
 	struct tmq_error e;
-	struct tmq_group g;
+	struct tmq_live_where w;
+	struct tmq_gstate g;
 	unsigned alive, unknown;
 	int dirfd, fd, fd2, fd3;
 	pid_t pid;
@@ -178,8 +181,9 @@ main(void)
 	 * member not yet offering; 4 is unvouched, heard from since the last
 	 * rebalance; 5 is unvouched and gone (no share, not heard from); 6
 	 * left (its last offer took nothing). */
-	memset(&g, 0, sizeof g);
-	g.log.dirfd = dirfd;
+	tmq_gstate_init(&g, 4);
+	memset(&w, 0, sizeof w);
+	w.logdirfd = dirfd;
 	is_int(tmq_live_hold(dirfd, 3, &fd3, &e), 0, "hold 3");
 	add_member(&g, 1, 1, 20);
 	add_member(&g, 2, 2, 5);
@@ -194,20 +198,20 @@ main(void)
 	g.rebalancing = 1;
 	g.rebal_end = 1000.0;
 	add_offer(&g, &g.offers, &g.noffers, 1, 4, 0);
-	tmq_live_pending(&g, 1, 1, &alive, &unknown);
+	tmq_live_pending(&w, &g, 1, 1, &alive, &unknown);
 	is_int((int)alive, 1, "pending alive: 3");
 	is_int((int)unknown, 1, "pending unknown: 4");
-	ok(!tmq_live_may_end(&g, 1, 1, 999.0), "not before 3 and 4 offer");
-	ok(!tmq_live_may_end(&g, 1, 1, 2000.0),
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0), "not before 3 and 4 offer");
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 2000.0),
 	    "past the window: still waiting for the living 3");
 	add_offer(&g, &g.offers, &g.noffers, 3, 4, 0);
-	ok(!tmq_live_may_end(&g, 1, 1, 999.0),
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0),
 	    "3 offered: 4 has until the window ends");
-	ok(tmq_live_may_end(&g, 1, 1, 1000.0), "window over: 4 is cut off");
-	tmq_live_pending(&g, 0, 0, &alive, &unknown);
+	ok(tmq_live_may_end(&w, &g, 1, 1, 1000.0), "window over: 4 is cut off");
+	tmq_live_pending(&w, &g, 0, 0, &alive, &unknown);
 	ok(alive == 0 && unknown == 1, "an observer (no self) waits for 4 too");
 	add_offer(&g, &g.offers, &g.noffers, 4, 4, 0);
-	ok(tmq_live_may_end(&g, 1, 1, 0.0), "everyone offered: end at once");
+	ok(tmq_live_may_end(&w, &g, 1, 1, 0.0), "everyone offered: end at once");
 
 	/* After the rebalance, 2's file goes; 1 and 3 keep theirs. */
 	free(g.assigned);
@@ -215,7 +219,7 @@ main(void)
 	g.nassigned = 0;
 	add_offer(&g, &g.assigned, &g.nassigned, 1, 4, 2);
 	add_offer(&g, &g.assigned, &g.nassigned, 3, 4, 2);
-	sweep(&g);
+	sweep(&w, &g);
 	ok(!file_there(dirfd, 2), "sweep removed the dead member's file");
 	ok(file_there(dirfd, 1) && file_there(dirfd, 3),
 	    "and kept the living");
@@ -239,7 +243,7 @@ main(void)
 	add_member(&g, 9, 9, 12);
 	add_offer(&g, &g.assigned, &g.nassigned, 7, 4, 1);
 	add_offer(&g, &g.offers, &g.noffers, 8, 4, 0);
-	sweep(&g);
+	sweep(&w, &g);
 	ok(file_there(dirfd, 7), "sweep keeps a dead holder's file: the "
 	    "others must see it die to move its partitions");
 	ok(file_there(dirfd, 8), "and one that offered in the rebalance "
@@ -249,7 +253,7 @@ main(void)
 	g.assigned[g.nassigned - 1].ngot = 0;
 	g.rebalancing = 0;
 	g.ended_offset = 20;
-	sweep(&g);
+	sweep(&w, &g);
 	ok(!file_there(dirfd, 7) && !file_there(dirfd, 8) &&
 	    !file_there(dirfd, 9), "once they hold nothing, all three go");
 
@@ -274,14 +278,14 @@ main(void)
 	add_member(&g, 11, 11, 25);
 	add_member(&g, 12, 12, 25);
 	add_member(&g, 13, 13, 25);
-	g.name = gname;
-	g.log.name = logname;
-	g.notice = notice;
-	is_int(tmq_live_member(&g, 11), TMQ_LIVE_UNKNOWN, "a FIFO: unknown");
-	is_int(tmq_live_member(&g, 11), TMQ_LIVE_UNKNOWN, "again");
-	is_int(tmq_live_member(&g, 12), TMQ_LIVE_UNKNOWN,
+	w.group = gname;
+	w.logname = logname;
+	w.notice = notice;
+	is_int(tmq_live_member(&w, &g, 11), TMQ_LIVE_UNKNOWN, "a FIFO: unknown");
+	is_int(tmq_live_member(&w, &g, 11), TMQ_LIVE_UNKNOWN, "again");
+	is_int(tmq_live_member(&w, &g, 12), TMQ_LIVE_UNKNOWN,
 	    "a directory: unknown, not dead");
-	is_int(tmq_live_member(&g, 13), TMQ_LIVE_UNKNOWN,
+	is_int(tmq_live_member(&w, &g, 13), TMQ_LIVE_UNKNOWN,
 	    "a link to an unlocked file: unknown, not dead");
 	is_int(nsaid, 3, "each said once");
 	is_str(said[0], "group G: --group--G/.tmq/live.000000000000000b: not a "
@@ -292,7 +296,7 @@ main(void)
 	is_str(said[2], "group G: --group--G/.tmq/live.000000000000000d: a "
 	    "symbolic link, not followed: member 13 cannot be vouched for",
 	    "the link");
-	sweep(&g);
+	sweep(&w, &g);
 	ok(file_there(dirfd, 11) && file_there(dirfd, 12) &&
 	    file_there(dirfd, 13), "the sweep leaves them");
 	is_int(tmq_live_hold(dirfd, 11, &fd2, &e), -1,
@@ -301,15 +305,15 @@ main(void)
 	    "... and the hold says why");
 	is_int(e.code, TMQ_ERR_FILEKIND, "... with the code for it");
 	alarm(0);
-	g.notice = NULL;
-	g.name = NULL;
-	g.log.name = NULL;
+	w.notice = NULL;
+	w.group = NULL;
+	w.logname = NULL;
 
 	tmq_live_release(dirfd, 1, fd);
 	ok(!file_there(dirfd, 1), "release removes the file");
 	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "released: unknown");
 	tmq_live_release(dirfd, 3, fd3);
-	tmq_group_state_free(&g);
+	tmq_gstate_free(&g);
 	rmdir(dir);	/* .tmq stays: best effort */
 	return done_testing();
 }

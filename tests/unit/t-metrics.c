@@ -72,7 +72,7 @@ main(void)
 	memset(&g, 0, sizeof g);
 	g.name = "G";
 	g.topic = "e\"v";
-	g.rebalancing = 1;
+	g.state.rebalancing = 1;
 	memset(gp, 0, sizeof gp);
 	gp[0].committed = 4;
 	gp[0].end = 10;
@@ -135,7 +135,7 @@ main(void)
 	gi.ndead = 1;
 	t.partitions = 1;
 	gi.nparts = 1;
-	g.rebalancing = 0;
+	g.state.rebalancing = 0;
 	is_int(tmq_metrics_add_topic(&m, &t, ps, &e), 0, "add a topic");
 	is_int(tmq_metrics_add_group(&m, &g, &gi, &e), 0, "add a group");
 	s = print(&m);
