@@ -273,10 +273,10 @@ int
 tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
     struct tmq_error *e)
 {
-	char path[TMQ_NAME_MAX + 8], *json;
+	char path[TMQ_NAME_MAX + 8], *json = NULL;
 	struct tmq_error own;
 	struct stat st;
-	size_t n;
+	size_t n = 0;
 	int rc;
 
 	if (e == NULL)

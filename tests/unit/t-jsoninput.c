@@ -20,7 +20,7 @@ parse(const struct tmq_topic *t, const char *s, struct tmq_error *e)
 static void
 bad(const struct tmq_topic *t, const char *s, const char *why)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	is_int(parse(t, s, &e), -1, "refused: %.60s", s);
 	is_str(e.msg, why, "... because %s", why);
@@ -43,7 +43,7 @@ main(void)
 	char *types[] = { "Order", NULL, "Refund" };
 	struct tmq_topic u64 = { "u", -1, 8, 4, types, 3, NULL };
 	struct tmq_topic c4 = { "c", -1, -4, 1, NULL, 0, NULL };
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	const char *typed = "{ \"a\" : [1, 2.50] }";
 
 	if (tmq_jsonin_init(&jin, &e) < 0)

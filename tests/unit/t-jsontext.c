@@ -11,7 +11,7 @@
 static void
 good(const char *s)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	if (!is_int(tmq_json_strict_object((const unsigned char *)s, strlen(s),
 	    &e), 0, "strict: %.60s", s))
@@ -31,7 +31,7 @@ nul_at(const char *s, size_t want)
 static void
 bad(const char *s, const char *why)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	is_int(tmq_json_strict_object((const unsigned char *)s, strlen(s), &e),
 	    -1, "refused: %.60s", s);

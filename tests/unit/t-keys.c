@@ -19,7 +19,7 @@ static void
 parse_ok(int width, const char *s, uint64_t want)
 {
 	unsigned char k[8];
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	if (!is_int(parse(width, s, k, &e), 0, "u%d key %s parses", width * 8,
 	    s))
@@ -32,7 +32,7 @@ static void
 parse_fails(int width, const char *s, size_t n, const char *msg)
 {
 	unsigned char k[TMQ_KEY_MAX_BYTES];
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	is_int(tmq_key_parse(width, s, n, k, &e), -1, "key '%.*s' refused for "
 	    "width %d", (int)n, s, width);
@@ -42,7 +42,7 @@ parse_fails(int width, const char *s, size_t n, const char *msg)
 static void
 keytype(const char *name, int want)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char buf[16];
 	int w = 0;
 
@@ -55,7 +55,7 @@ keytype(const char *name, int want)
 static void
 keytype_bad(const char *name)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char want[200];
 	int w = 12345;
 
@@ -116,7 +116,7 @@ int
 main(void)
 {
 	unsigned char k[TMQ_KEY_MAX_BYTES];
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char buf[TMQ_KEY_MAX_BYTES];
 	size_t i, n;
 

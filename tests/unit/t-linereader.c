@@ -85,7 +85,7 @@ static void
 next_is(struct tmq_linereader *r, const char *want, uint64_t offset,
     const char *problem, const char *what)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_line l;
 	int rc;
 
@@ -110,7 +110,7 @@ next_is(struct tmq_linereader *r, const char *want, uint64_t offset,
 static void
 next_none(struct tmq_linereader *r, const char *what)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_line l;
 
 	is_int(tmq_lr_next(r, &l, &e), 0, "%s: no line yet", what);
@@ -119,7 +119,7 @@ next_none(struct tmq_linereader *r, const char *what)
 static void
 seek(struct tmq_linereader *r, uint64_t offset, uint64_t want_gap)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	uint64_t gap = 12345;
 
 	if (!is_int(tmq_lr_seek(r, offset, &gap, &e), 0, "seek to %llu",
@@ -131,7 +131,7 @@ seek(struct tmq_linereader *r, uint64_t offset, uint64_t want_gap)
 static void
 seek_time(struct tmq_linereader *r, double t)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	if (!is_int(tmq_lr_seek_time(r, t, &e), 0, "seek to time %.1f", t))
 		diag("error: %s", e.msg);
@@ -140,7 +140,7 @@ seek_time(struct tmq_linereader *r, double t)
 static void
 seek_end(struct tmq_linereader *r)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 
 	if (!is_int(tmq_lr_seek_end(r, &e), 0, "seek to the end"))
 		diag("error: %s", e.msg);
@@ -215,7 +215,7 @@ static void
 sparse_files(const char **L, const char *how)
 {
 	struct tmq_linereader r;
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_line l;
 	struct tmq_holes hs;
 	uint64_t before, end, lines;

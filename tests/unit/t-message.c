@@ -46,7 +46,7 @@ round_trip(const char *what, int width, const unsigned char *key, double ts,
     enum tmq_ptype type, unsigned idx, const void *data, size_t len)
 {
 	static char line[TMQ_LINE_MAX];
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_msg m;
 	long n;
 
@@ -80,7 +80,7 @@ static void
 decode_fails(const char *what, int width, unsigned ntypes, const char *line,
     size_t n, const char *msg)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_msg m;
 
 	is_int(tmq_line_decode(&codec, width, ntypes, line, n, &m, &e), -1,
@@ -156,7 +156,7 @@ real_lines(void)
 
 	for (i = 0; i < sizeof real / sizeof real[0]; i++) {
 		const struct real_line *r = &real[i];
-		struct tmq_error e = { "" };
+		struct tmq_error e = { 0 };
 		struct tmq_msg m;
 		double ts;
 
@@ -189,7 +189,7 @@ line_limit(void)
 	static const unsigned char key[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	static unsigned char data[8192];
 	static char big[16384], line[TMQ_LINE_MAX];
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char want[100];
 	long n, at = -1, over = -1;
 	size_t len;
@@ -246,7 +246,7 @@ main(void)
 	    k8c[8] = { 0xe6, 0x97, 0xa5, 'x', 0, 0, 0, 0 };
 	const char *nonlatin = "Gr\xc3\xbc\xc3\x9f" "e, \xe4\xb8\x96\xe7\x95\x8c "
 	    "\xf0\x9f\x8e\x89 \xd0\x9f\xd1\x80\xd0\xb8";
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	struct tmq_msg m;
 	long n;
 	size_t i;

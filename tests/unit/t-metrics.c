@@ -42,7 +42,7 @@ main(void)
 	struct tmq_filestat fs[2];
 	struct tmq_gpart gp[2];
 	struct tmq_ginfo gi;
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char *s;
 
 	s = label("plain.name-1_x");

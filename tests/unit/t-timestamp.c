@@ -135,7 +135,7 @@ iso_is(double t, const char *want)
 static void
 parses(const char *s, double want)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	double t = -1;
 
 	if (!is_int(tmq_time_parse(s, &t, &e), 0, "'%s' parses", s))
@@ -146,7 +146,7 @@ parses(const char *s, double want)
 static void
 refused(const char *s, const char *msg)
 {
-	struct tmq_error e = { "" };
+	struct tmq_error e = { 0 };
 	char want[200];
 	double t;
 
