@@ -51,5 +51,15 @@ int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,
  * readable): on a shared filesystem fstat's size can be stale, so a direct
  * descriptor is read forward to the server's end of file. */
 int tmq_dr_tail(int fd, int how, off_t *size, int *last);
+/* tmq_dr_read that does not read holes (holes.h): returns the bytes of
+ * data read, or 0 with hole->bytes set when the descriptor's offset was
+ * in a hole (hole->at): the offset is then past it, at the next data or
+ * the file's end; 0 with hole->bytes 0 at the end of the file; -1 on
+ * error.  *sparse is the descriptor's own: zero it when the file is
+ * opened.  Until a hole is met, a read costs one lseek more only when
+ * what it read holds a NUL byte (honest data never does); once one was
+ * (*sparse set), each read stops where the data does. */
+ssize_t tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
+    struct tmq_holes *hole);
 
 #endif

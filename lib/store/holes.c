@@ -1,19 +1,11 @@
-/* holes.c: reading partition files past their holes (see holes.h).
- *
- * Honest data holds no NUL byte, so a read of it costs nothing more: only
- * a read that brought NUL bytes asks the filesystem (SEEK_HOLE) whether
- * they were a hole's.  From the first hole on, the descriptor is known to
- * be sparse, and each read asks first, stopping where the data does: what
- * is read is the file's data and the one buffer that found the first
- * hole, whatever the file's size. */
+/* holes.c: where a file's holes are, and how they are told (see
+ * holes.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
 #include "holes.h"
 
 int
@@ -41,64 +33,14 @@ tmq_hole_end(int fd, off_t pos, off_t *end)
 	return 1;
 }
 
-/* The first hole in [pos, pos + n), or pos + n when there is none there
- * (or the filesystem cannot tell).  Moves the file offset. */
-static off_t
-first_hole(int fd, off_t pos, size_t n)
+off_t
+tmq_hole_first(int fd, off_t pos, size_t n)
 {
 	off_t h = lseek(fd, pos, SEEK_HOLE);
 
 	if (h < pos || (uint64_t)(h - pos) >= n)
 		return pos + (off_t)n;
 	return h;
-}
-
-ssize_t
-tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
-    struct tmq_holes *hole)
-{
-	off_t pos, end, h;
-	ssize_t got;
-
-	hole->at = hole->bytes = 0;
-	for (;;) {
-		if (*sparse) {
-			if ((pos = lseek(fd, 0, SEEK_CUR)) < 0)
-				return -1;
-			if (tmq_hole_end(fd, pos, &end)) {
-				if (lseek(fd, end, SEEK_SET) < 0)
-					return -1;
-				hole->at = (uint64_t)pos;
-				hole->bytes = (uint64_t)(end - pos);
-				return 0;
-			}
-			h = first_hole(fd, pos, n);
-			if (lseek(fd, pos, SEEK_SET) < 0)
-				return -1;
-			if (h > pos)
-				n = (size_t)(h - pos);
-		}
-		got = tmq_dr_read(fd, how, dst, n);
-		if (got <= 0 || *sparse || memchr(dst, '\0', (size_t)got) == NULL)
-			return got;
-		/* NUL bytes, which no line holds: a hole's, perhaps. */
-		if ((pos = lseek(fd, 0, SEEK_CUR)) < 0)
-			return -1;
-		pos -= got;
-		h = first_hole(fd, pos, (size_t)got);
-		if (h == pos + got) {
-			if (lseek(fd, h, SEEK_SET) < 0)
-				return -1;
-			return got;	/* NUL bytes written as data */
-		}
-		/* What was read from the hole on is dropped: the next read
-		 * starts there, and skips it. */
-		*sparse = 1;
-		if (lseek(fd, h, SEEK_SET) < 0)
-			return -1;
-		if (h > pos)
-			return (ssize_t)(h - pos);
-	}
 }
 
 void

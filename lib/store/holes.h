@@ -1,4 +1,4 @@
-/* holes.h: reading partition files past their holes.
+/* holes.h: holes in partition files: where they are, how they are told.
  *
  * A hole is a range of a file that the filesystem stores no data for: a
  * sparse file, made by seeking past its end or by `truncate -s 20G`, 8 KB
@@ -10,7 +10,10 @@
  * is only the cost: a hole is skipped with lseek(SEEK_DATA) instead of
  * being read, so a file costs what its data costs, however large it says
  * it is.  A filesystem that cannot tell holes apart (no SEEK_DATA) shows a
- * file as all data; its holes are then read as NUL bytes, as before. */
+ * file as all data; its holes are then read as NUL bytes, as before.
+ *
+ * This file is what holes are and where; reading past them is
+ * tmq_read_data (directread.h), which reads a descriptor its own way. */
 #ifndef TMQ_HOLES_H
 #define TMQ_HOLES_H
 
@@ -25,20 +28,13 @@ struct tmq_holes {
 	uint64_t bytes;
 };
 
-/* tmq_dr_read (directread.h) that does not read holes: returns the bytes
- * of data read, or 0 with hole->bytes set when the descriptor's offset
- * was in a hole (hole->at): the offset is then past it, at the next data
- * or the file's end; 0 with hole->bytes 0 at the end of the file; -1 on
- * error.  *sparse is the descriptor's own: zero it when the file is
- * opened.  Until a hole is met, a read costs one lseek more only when
- * what it read holds a NUL byte (honest data never does); once one was
- * (*sparse set), each read stops where the data does. */
-ssize_t tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
-    struct tmq_holes *hole);
 /* When pos is in a hole: 1, with *end set to where it ends (the next
  * data, or the file's end); 0 when pos holds data or is at the end, or
  * when the filesystem cannot tell.  Moves the file offset. */
 int tmq_hole_end(int fd, off_t pos, off_t *end);
+/* The first hole in [pos, pos + n), or pos + n when there is none there
+ * (or the filesystem cannot tell).  Moves the file offset. */
+off_t tmq_hole_first(int fd, off_t pos, size_t n);
 /* Add hole h to the sum. */
 void tmq_holes_add(struct tmq_holes *sum, const struct tmq_holes *h);
 /* "FILE: N bytes of holes at byte X skipped" into buf. */

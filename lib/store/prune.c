@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "directread.h"
 #include "holes.h"
 #include "names.h"
 #include "modes.h"
