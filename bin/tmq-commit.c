@@ -8,6 +8,7 @@
 #include "group.h"
 #include "grow.h"
 #include "partfile.h"
+#include "partscan.h"
 #include "names.h"
 #include "records.h"
 #include "root.h"
@@ -143,7 +144,7 @@ check(const struct pairs *pp, const struct tmq_topic *t, int next)
 			continue;
 		}
 		if (end[pr->partition] == UINT64_MAX &&
-		    tmq_partition_end(t->dirfd, pr->partition,
+		    tmq_partition_end(t, pr->partition,
 		    &end[pr->partition], &e) < 0) {
 			free(end);
 			return tmq_report(&cmd, &e), -1;

@@ -13,6 +13,7 @@
 #include "linereader.h"
 #include "message.h"
 #include "names.h"
+#include "partindex.h"
 #include "printer.h"
 #include "progress.h"
 #include "root.h"
@@ -22,7 +23,7 @@
 struct dump {
 	int json, verify;
 	struct tmq_codec codec;
-	unsigned long files, lines, corrupt;
+	unsigned long files, lines, corrupt, indexes, wrong;
 };
 
 /* What the options set, and the counts of the run. */
@@ -107,6 +108,28 @@ report_topic(const struct tmq_topic *t, struct tmq_error *e)
 	return -1;
 }
 
+/* The index of a file checked (--verify): say when it was wrong; 1 then,
+ * else 0. */
+static int
+check_end(struct dump *d, const struct tmq_topic *t, struct tmq_pidx_check *c)
+{
+	char name[80];
+	int wrong;
+
+	d->indexes++;
+	tmq_pidx_name(c->x.pf.name, name, sizeof name);
+	wrong = tmq_pidx_check_end(c);
+	if (wrong == 0)
+		return 0;
+	d->wrong++;
+	fflush(stdout);
+	tmq_progress_done();
+	fprintf(stderr, "%s: %s/.tmq/%s: wrong index: %s (%s)\n", cmd.name,
+	    t->name, name, c->wrong, wrong == 1 ? "made again" :
+	    "left as it is: .tmq cannot be written");
+	return 1;
+}
+
 /* Dump partition p of t; only the file named only_file when set. */
 static int
 dump_partition(struct dump *d, const struct tmq_topic *t,
@@ -116,10 +139,12 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 	struct tmq_line l;
 	struct tmq_error e;
 	struct tmq_pfile cur;
-	int rc = 0, got;
+	struct tmq_pidx_check chk;
+	int rc = 0, got, checking;
 
 	if (tmq_lr_open_shared(&r, dl, p, t->key_width, &e) < 0)
 		return report_topic(t, &e);
+	checking = 0;
 	if (only_file != NULL) {
 		struct tmq_pfile pf;
 
@@ -146,13 +171,27 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 		if (strcmp(cur.name, f->name) != 0) {
 			if (only_file != NULL && cur.name[0] != '\0')
 				break;
+			if (checking)
+				rc |= check_end(d, t, &chk);
 			cur = *f;
 			d->files++;
+			/* --verify checks the file's index as it reads it. */
+			checking = d->verify && tmq_pidx_check_begin(&chk, t->dirfd,
+			    f, t->key_width, r.fd, r.how);
 		}
 		if (only_file != NULL && strcmp(f->name, only_file) != 0)
 			break;
+		if (checking) {
+			double ts;
+			int has = tmq_line_ts(t->key_width, l.p, l.n, &ts) == 0;
+
+			tmq_pidx_check_line(&chk, l.pos, l.n, l.problem != NULL,
+			    has, ts);
+		}
 		rc |= dump_line(d, t, p, cur.name, &l, l.offset - cur.first + 1);
 	}
+	if (checking)
+		rc |= check_end(d, t, &chk);
 	if (got < 0)
 		rc = report_topic(t, &e);
 	tmq_lr_close(&r);
@@ -270,6 +309,9 @@ main(int argc, char **argv)
 	rc = 0;
 	if (run.json && run.verify)
 		return tmq_usage_error(&cmd, "-J and --verify do not go together");
+	/* (each wrong index is said as a result of the check) */
+	if (run.verify)
+		tmq_pidx_quiet(1);
 	if (tmq_root_path(rootopt, &path, &e) < 0)
 		return tmq_report(&cmd, &e);
 	fd = -1;
@@ -307,8 +349,12 @@ main(int argc, char **argv)
 		}
 	if (run.verify) {
 		tmq_progress_done();
-		printf("%lu files, %lu lines, %lu corrupt\n", run.files, run.lines,
-		    run.corrupt);
+		printf("%lu files, %lu lines, %lu corrupt", run.files,
+		    run.lines, run.corrupt);
+		if (run.indexes > 0)
+			printf(", %lu index%s, %lu wrong", run.indexes,
+			    run.indexes == 1 ? "" : "es", run.wrong);
+		putchar('\n');
 	}
 	if (fd >= 0)
 		close(fd);

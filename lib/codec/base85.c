@@ -11,7 +11,8 @@ static const char alphabet[86] =
     "!#$%&()*+-;<=>?@^_`{|}~";
 
 /* 0xff marks a character outside the alphabet. */
-static unsigned char digit[256];
+unsigned char tmq_b85_digit[256];
+#define digit tmq_b85_digit
 
 /* Built before main() so that readers on several threads never race. */
 __attribute__((constructor)) static void
@@ -86,6 +87,18 @@ get5(const unsigned char *c, uint32_t *v)
 	if (acc > UINT32_MAX)
 		return -1;
 	*v = (uint32_t)acc;
+	return 0;
+}
+
+int
+tmq_b85_decode64(const char *in, uint64_t *v)
+{
+	const unsigned char *c = (const unsigned char *)in;
+	uint32_t hi, lo;
+
+	if (get5(c, &hi) < 0 || get5(c + 5, &lo) < 0)
+		return -1;
+	*v = (uint64_t)hi << 32 | lo;
 	return 0;
 }
 

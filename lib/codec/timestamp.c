@@ -44,14 +44,10 @@ tmq_ts_encode(double t, char out[TMQ_TS_CHARS])
 int
 tmq_ts_decode(const char in[TMQ_TS_CHARS], double *t)
 {
-	unsigned char b[8];
-	uint64_t u = 0;
-	int i;
+	uint64_t u;
 
-	if (tmq_b85_decode(in, TMQ_TS_CHARS, b) != 8)
+	if (tmq_b85_decode64(in, &u) < 0)
 		return -1;
-	for (i = 0; i < 8; i++)
-		u = u << 8 | b[i];
 	memcpy(t, &u, 8);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "message.h"
 #include "names.h"
 #include "partfile.h"
+#include "partscan.h"
 #include "stop.h"
 #include "timestamp.h"
 
@@ -155,7 +156,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 		uint64_t end = 0;
 
 		po[p].partition = p;
-		if (from_now && tmq_partition_end(t->dirfd, p, &end, e) < 0) {
+		if (from_now && tmq_partition_end(t, p, &end, e) < 0) {
 			free(po);
 			return -1;
 		}

@@ -69,15 +69,17 @@ notice(struct tmq_gconsumer *gc, const char *msg)
 #define STOP (-2)
 
 static int
-check_range(struct tmq_gconsumer *gc, const struct tmq_group *g, unsigned p,
-    int64_t *off, struct tmq_error *e)
+check_range(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
+    unsigned p, int64_t *off, struct tmq_error *e)
 {
-	const struct tmq_topic *t = &gc->c->topics[gc->topic];
 	uint64_t first, end, to;
 	enum tmq_range r;
 	char msg[400];
 
-	if (tmq_partition_range(t->dirfd, p, &first, &end, e) < 0)
+	/* By the source's own reader: its seek to the offset then starts
+	 * from what this count learnt (the index's entry near the end),
+	 * and reads nothing twice. */
+	if (tmq_lr_range(&gc->c->src[src].lr, &first, &end, e) < 0)
 		return -1;
 	r = tmq_range_of(*off, first, end);
 	if (r == TMQ_IN_RANGE)
@@ -115,7 +117,7 @@ start_at(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
 		return tmq_lr_seek_end(&gc->c->src[src].lr, e);
 	if (off == TMQ_NOT_COMMITTED)
 		off = 0;
-	else if ((rc = check_range(gc, g, p, &off, e)) < 0)
+	else if ((rc = check_range(gc, g, src, p, &off, e)) < 0)
 		return rc;
 	return tmq_consumer_seek_source(gc->c, src, (uint64_t)off, e);
 }

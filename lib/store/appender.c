@@ -40,6 +40,8 @@
 #include "fstype.h"
 #include "grow.h"
 #include "partfile.h"
+#include "partindex.h"
+#include "partscan.h"
 #include "regfile.h"
 #include "stop.h"
 #include "timestamp.h"
@@ -159,9 +161,11 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	const struct tmq_topic *t = a->topic;
 	struct tmq_pfile *files = NULL;
 	char locked[sizeof pf->name] = "";
+	struct tmq_pidx ix;
+	struct tmq_pscan sc;
 	uint64_t lines;
 	size_t n;
-	int tries, partial, how, fd, rc = -1;
+	int tries, how, fd, rc = -1;
 
 	for (tries = 0; tries < 100; tries++) {
 		free(files);
@@ -209,11 +213,17 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	if (fd < 0)
 		goto out;
 	how &= ~TMQ_DR_LOCK;	/* ours is the exclusive lock */
-	if (tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
+	/* Counted from the file's index (partscan.h): a day's file of
+	 * gigabytes is not read whole while every producer waits. */
+	tmq_pidx_init(&ix, t->dirfd, &files[n - 1], t->key_width);
+	if (tmq_pscan_file(&ix, fd, how, 0, 0, &sc) < 0) {
 		tmq_fail_errno(e, "%s", files[n - 1].name);
+		tmq_pidx_free(&ix);
 		close(fd);
 		goto out;
 	}
+	tmq_pidx_free(&ix);
+	lines = sc.lines;
 	close(fd);
 	/* Offsets never wrap: a file that ends past 2^64-1 is corrupt, and
 	 * nothing is appended after it. */

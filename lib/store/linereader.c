@@ -1,7 +1,10 @@
 /* linereader.c: partition reader (see linereader.h).  One buffer, one
  * memchr per line, no copies: the line handed out points into the buffer.
  * A hole is skipped where it is met (holes.h), its bytes counted to the
- * line it is in: the line is damaged, and said so when it is handed out. */
+ * line it is in: the line is damaged, and said so when it is handed out.
+ * Each file's index (partindex.h) says where a seek starts; lines read
+ * from an entry (or the start) on carry the largest time before them
+ * (mx), so that the entries passed past the index's last can be added. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +18,7 @@
 #include "fdlimit.h"
 #include "linereader.h"
 #include "message.h"
+#include "partscan.h"
 #include "regfile.h"
 #include "stop.h"
 #include "timestamp.h"
@@ -25,6 +29,10 @@
 /* A reader starts small and grows to LR_BUFSZ when a line or a read needs
  * it: a follower of 10,000 quiet partitions holds 10,000 buffers. */
 #define LR_BUFMIN (4 * 1024)
+/* Entries learnt are saved this many at a time, as the reading goes. */
+#define SAVE_EVERY 1024
+
+_Static_assert(LR_BUFSZ == TMQ_PIDX_LONG, "the index's long lines are ours");
 
 static int relist(struct tmq_linereader *r, struct tmq_error *e);
 static size_t file_for(const struct tmq_linereader *r, uint64_t offset);
@@ -39,6 +47,7 @@ lr_init(struct tmq_linereader *r, int dirfd, struct tmq_dirlist *dl,
 	r->shared = dl;
 	r->partition = partition;
 	r->key_width = key_width;
+	r->kch = tmq_key_chars(key_width);
 	r->cap = LR_BUFMIN;
 	r->buf = malloc(r->cap);
 	if (r->buf == NULL)
@@ -69,9 +78,24 @@ tmq_lr_open_shared(struct tmq_linereader *r, struct tmq_dirlist *dl,
 	return lr_init(r, dl->dirfd, dl, partition, key_width, e);
 }
 
+/* Save what the index of the file read learnt, and let it go. */
+static void
+drop_ix(struct tmq_linereader *r)
+{
+	if (r->have_ix) {
+		tmq_pidx_save(&r->ix, r->fd, r->how);
+		tmq_pidx_free(&r->ix);
+		r->have_ix = 0;
+	}
+}
+
 void
 tmq_lr_close(struct tmq_linereader *r)
 {
+	drop_ix(r);
+	if (r->have_ixend)
+		tmq_pidx_free(&r->ixend);
+	r->have_ixend = 0;
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->files);
@@ -129,6 +153,20 @@ new_fd(struct tmq_linereader *r, int fd)
 static int
 open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 {
+	/* The file's index: the one we hold when it is the same file, the
+	 * one its end was counted with, or a new one. */
+	if (r->have_ix && strcmp(r->ix.pf.name, r->files[i].name) != 0)
+		drop_ix(r);
+	if (!r->have_ix && r->have_ixend &&
+	    strcmp(r->ixend.pf.name, r->files[i].name) == 0) {
+		r->ix = r->ixend;
+		r->have_ix = 1;
+		r->have_ixend = 0;
+	}
+	if (!r->have_ix) {
+		tmq_pidx_init(&r->ix, r->dirfd, &r->files[i], r->key_width);
+		r->have_ix = 1;
+	}
 	if (r->fd >= 0)
 		close(r->fd);
 	r->parked = 0;
@@ -136,11 +174,59 @@ open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	r->start = r->end = 0;
 	r->overlong = 0;
 	r->holes.bytes = 0;
+	r->rpos = r->lstart = 0;
+	r->winfrom = 0;
+	r->building = 1;
+	r->from0 = 1;
+	tmq_tsmax_init(&r->mx, -INFINITY);
 	new_fd(r, open_name(r, r->files[i].name, e));
 	if (r->fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
 	r->offset = r->files[i].first;
 	return 0;
+}
+
+/* Go on reading files[cur] from the index entry at. */
+static int
+jump(struct tmq_linereader *r, const struct tmq_pidx_ent *at,
+    struct tmq_error *e)
+{
+	const struct tmq_pfile *f = &r->files[r->cur];
+
+	if (at->pos == 0 || at->line > UINT64_MAX - f->first)
+		return 0;
+	if (lseek(r->fd, (off_t)at->pos, SEEK_SET) < 0)
+		return tmq_fail_errno(e, "partition %u: seek", r->partition);
+	r->start = r->end = 0;
+	r->overlong = 0;
+	r->holes.bytes = 0;
+	r->rpos = r->lstart = at->pos;
+	r->winfrom = 0;
+	r->offset = f->first + at->line;
+	r->building = 1;
+	r->from0 = r->ix.mem_from0;
+	tmq_tsmax_init(&r->mx, at->maxts);
+	return 0;
+}
+
+/* Open files[i] and start where what is skipped (skip_to, skip_time)
+ * ends, as near as its index knows. */
+static int
+open_at(struct tmq_linereader *r, size_t i, struct tmq_error *e)
+{
+	const struct tmq_pfile *f = &r->files[i];
+	struct tmq_pidx_ent at;
+
+	if (open_file(r, i, e) < 0)
+		return -1;
+	if (r->skip_time)
+		tmq_pidx_floor_time(&r->ix, r->fd, r->how, r->skip_ts, 0, &at);
+	else if (r->skip_to > f->first)
+		tmq_pidx_floor_line(&r->ix, r->fd, r->how, r->skip_to - f->first,
+		    &at);
+	else
+		return 0;
+	return jump(r, &at, e);
 }
 
 int
@@ -174,7 +260,7 @@ unpark(struct tmq_linereader *r, struct tmq_error *e)
 			r->skip_to = r->offset;
 		if (relist(r, e) < 0)
 			return -1;
-		return r->nfiles > 0 ? open_file(r, file_for(r,
+		return r->nfiles > 0 ? open_at(r, file_for(r,
 		    r->skip_to), e) : 0;
 	}
 	if (fd < 0)
@@ -274,19 +360,14 @@ tmq_lr_seek(struct tmq_linereader *r, uint64_t offset, uint64_t *gap_to,
 	i = file_for(r, offset);
 	if (offset < r->files[i].first && gap_to != NULL)
 		*gap_to = r->files[i].first;
-	if (open_file(r, i, e) < 0)
-		return -1;
 	r->skip_to = offset;
-	return 0;
+	return open_at(r, i, e);
 }
 
 int
 tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 {
-	uint64_t lines = 0;
-	off_t pos = 0, after_nl = 0;
-	struct tmq_holes hole;
-	ssize_t n;
+	struct tmq_pscan sc;
 
 	r->skip_time = 0;
 	r->skip_to = 0;
@@ -296,39 +377,32 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 		return 0;
 	if (open_file(r, r->nfiles - 1, e) < 0)
 		return -1;
-	/* Count the complete lines and stop after the last newline: a
-	 * partial line there is still being written and is not skipped. */
-	while ((n = tmq_read_data(r->fd, r->how, &r->sparse, r->buf, r->cap,
-	    &hole)) > 0 || (n == 0 && hole.bytes > 0)) {
-		const char *p = r->buf, *end = r->buf + n, *nl;
-
-		if (tmq_stop)
+	/* Count the complete lines (from the index's last entry) and stop
+	 * after the last newline: a partial line there is still being
+	 * written and is not skipped. */
+	if (tmq_pscan_file(&r->ix, r->fd, r->how, 0, 0, &sc) < 0) {
+		if (errno == EINTR && tmq_stop)
 			return tmq_fail(e, "interrupted");
-		if (n == 0) {
-			pos = (off_t)(hole.at + hole.bytes);
-			continue;	/* no newline in a hole */
-		}
-		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			lines++;
-			after_nl = pos + (nl + 1 - r->buf);
-			p = nl + 1;
-		}
-		pos += n;
-	}
-	if (n < 0)
 		return tmq_fail_errno(e, "partition %u: %s", r->partition,
 		    r->files[r->cur].name);
-	if (lseek(r->fd, after_nl, SEEK_SET) < 0)
+	}
+	if (lseek(r->fd, (off_t)sc.after_nl, SEEK_SET) < 0)
 		return tmq_fail_errno(e, "partition %u: seek", r->partition);
-	return tmq_pfile_end(&r->files[r->cur], lines, &r->offset, e);
+	r->rpos = r->lstart = sc.after_nl;
+	r->building = 1;
+	r->from0 = r->ix.mem_from0;
+	tmq_tsmax_init(&r->mx, sc.maxts);
+	return tmq_pfile_end(&r->files[r->cur], sc.lines - (uint64_t)sc.partial,
+	    &r->offset, e);
 }
 
 int
 tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
 {
 	const struct tmq_pfile *last;
-	uint64_t lines;
-	int fd, partial, how, how_was = r->how;
+	struct tmq_pidx *x;
+	struct tmq_pscan sc;
+	int fd, how, how_was = r->how, rc;
 
 	if (relist(r, e) < 0)
 		return -1;
@@ -343,15 +417,44 @@ tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
 	r->how = how_was;
 	if (fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
-	if (tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
-		tmq_fail_errno(e, "partition %u: %s", r->partition, last->name);
-		close(fd);
-		return -1;
+	/* The index of the file read, or the one kept for the next seek. */
+	if (r->have_ix && strcmp(r->ix.pf.name, last->name) == 0)
+		x = &r->ix;
+	else {
+		if (r->have_ixend && strcmp(r->ixend.pf.name, last->name) != 0) {
+			tmq_pidx_free(&r->ixend);
+			r->have_ixend = 0;
+		}
+		if (!r->have_ixend) {
+			tmq_pidx_init(&r->ixend, r->dirfd, last, r->key_width);
+			r->have_ixend = 1;
+		}
+		x = &r->ixend;
+	}
+	rc = tmq_pscan_file(x, fd, how, 0, 0, &sc);
+	if (rc < 0) {
+		if (errno == EINTR && tmq_stop)
+			tmq_fail(e, "interrupted");
+		else
+			tmq_fail_errno(e, "partition %u: %s", r->partition,
+			    last->name);
 	}
 	close(fd);
-	if (tmq_pfile_end(last, lines, end, e) < 0)
+	if (rc < 0)
 		return -1;
-	*end -= (uint64_t)partial;
+	if (tmq_pfile_end(last, sc.lines, end, e) < 0)
+		return -1;
+	*end -= (uint64_t)sc.partial;
+	return 0;
+}
+
+int
+tmq_lr_range(struct tmq_linereader *r, uint64_t *first, uint64_t *end,
+    struct tmq_error *e)
+{
+	if (tmq_lr_end(r, end, e) < 0)
+		return -1;
+	*first = r->nfiles > 0 ? r->files[0].first : 0;
 	return 0;
 }
 
@@ -372,7 +475,7 @@ tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e)
 			i = j;
 	r->skip_time = 1;
 	r->skip_ts = t;
-	if (r->nfiles > 0 && open_file(r, i, e) < 0)
+	if (r->nfiles > 0 && open_at(r, i, e) < 0)
 		return -1;
 	return 0;
 }
@@ -406,6 +509,8 @@ tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
 		return -1;
 	if (lseek(r->fd, (off_t)pos, SEEK_SET) < 0)
 		return tmq_fail_errno(e, "partition %u: seek", r->partition);
+	r->rpos = r->lstart = pos;
+	r->building = 0;	/* (the times before pos are not known) */
 	r->offset = offset;
 	return 0;
 }
@@ -413,9 +518,32 @@ tmq_lr_seek_byte(struct tmq_linereader *r, size_t file, uint64_t pos,
 /* Hand out [start, start+n) as a line; returns 1 if it is to be kept, -1
  * when its offset would run past 2^64-1 (offsets never wrap: the file is
  * corrupt, and said so). */
+/* A complete line at lstart, of n bytes: add the entry there when one is
+ * due, then fold its time into mx. */
+static void
+index_line(struct tmq_linereader *r, size_t n, const char *problem)
+{
+	struct tmq_pidx_ent at;
+
+	if (!r->building || !r->have_ix || r->cur >= r->nfiles ||
+	    strcmp(r->files[r->cur].name, r->ix.pf.name) != 0)
+		return;
+	at.line = r->offset - r->ix.pf.first;
+	if (at.line > 0 && tmq_pidx_due(&r->ix, r->lstart)) {
+		at.pos = r->lstart;
+		at.maxts = tmq_tsmax_get(&r->mx);
+		tmq_pidx_add(&r->ix, &at, r->from0, r->start >= r->winfrom +
+		    TMQ_PIDX_WIN ? r->buf + r->start - TMQ_PIDX_WIN : NULL);
+		if (r->ix.nmem - r->ix.nsaved >= SAVE_EVERY)
+			tmq_pidx_save(&r->ix, r->fd, r->how);
+	}
+	if (problem == NULL && n >= r->kch + TMQ_TS_CHARS && n < LR_BUFSZ)
+		tmq_tsmax_fold(&r->mx, r->buf + r->start + r->kch);
+}
+
 static int
 emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
-    const char *problem, struct tmq_error *e)
+    const char *problem, int complete, struct tmq_error *e)
 {
 	const char *file = r->cur < r->nfiles ? r->files[r->cur].name :
 	    "a pruned file";
@@ -429,8 +557,11 @@ emit(struct tmq_linereader *r, struct tmq_line *l, size_t n,
 		problem = r->hole_msg;
 		r->holes.bytes = 0;
 	}
+	if (complete)
+		index_line(r, n, problem);
 	l->p = r->buf + r->start;
 	l->n = n;
+	l->pos = r->lstart;
 	l->offset = r->offset++;
 	l->problem = problem;
 	if (l->offset < r->skip_to)
@@ -464,12 +595,13 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			if (nl != NULL) {
 				size_t len = (size_t)(nl - p);
 				int keep = emit(r, l, len, r->overlong ?
-				    "line too long" : NULL, e);
+				    "line too long" : NULL, 1, e);
 
 				if (keep < 0)
 					return -1;
 				r->overlong = 0;
 				r->start += len + 1;
+				r->lstart = r->rpos - (r->end - r->start);
 				if (keep)
 					return 1;
 				continue;
@@ -481,6 +613,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			} else if (r->start == 0 && r->end == r->cap) {
 				r->overlong = 1;	/* drop it, keep going */
 				r->start = r->end = 0;
+				r->winfrom = 0;
 			}
 		}
 		if (r->fd < 0 && r->parked) {
@@ -493,21 +626,26 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 				return -1;
 			if (r->nfiles == 0)
 				return 0;
-			if (open_file(r, file_for(r, r->skip_to), e) < 0)
+			if (open_at(r, file_for(r, r->skip_to), e) < 0)
 				return -1;
 		}
 		if (r->start > 0) {
 			memmove(r->buf, r->buf + r->start, r->end - r->start);
 			r->end -= r->start;
+			r->winfrom = r->winfrom > r->start ? r->winfrom - r->start :
+			    0;
 			r->start = 0;
 		}
 		n = tmq_read_data(r->fd, r->how, &r->sparse, r->buf + r->end,
 		    r->cap - r->end, &hole);
 		if (n == 0 && hole.bytes > 0) {
 			tmq_holes_add(&r->holes, &hole);
+			r->rpos = hole.at + hole.bytes;
+			r->winfrom = r->end;	/* what follows is past it */
 			continue;
 		}
 		if (n > 0) {
+			r->rpos += (uint64_t)n;
 			/* A read that fills the buffer: more is waiting, take
 			 * it in larger reads. */
 			if ((size_t)n == r->cap - r->end && r->cap < LR_BUFSZ &&
@@ -528,8 +666,13 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 		if (r->cur + 1 >= r->nfiles) {
 			if (relist(r, e) < 0)
 				return -1;
-			if (r->cur + 1 >= r->nfiles)
+			if (r->cur + 1 >= r->nfiles) {
+				/* At the end: what was learnt is for the next
+				 * reader. */
+				if (r->have_ix && r->ix.nsaved < r->ix.nmem)
+					tmq_pidx_save(&r->ix, r->fd, r->how);
 				return 0;
+			}
 			/* A writer may have finished the line just before
 			 * starting the new file: read once more. */
 			continue;
@@ -537,7 +680,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 		if (r->end > r->start || r->overlong || r->holes.bytes > 0) {
 			size_t len = r->end - r->start;
 			int keep = emit(r, l, len, r->overlong ? "line too long" :
-			    "unterminated line", e);
+			    "unterminated line", 0, e);
 
 			if (keep < 0)
 				return -1;
@@ -547,7 +690,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 				return 1;
 			continue;
 		}
-		if (open_file(r, r->cur + 1, e) < 0)
+		if (open_at(r, r->cur + 1, e) < 0)
 			return -1;
 	}
 }
@@ -587,7 +730,7 @@ tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
 	else
 		snprintf(r->problem, sizeof r->problem, "last line without "
 		    "its newline (%zu bytes): cut short", len);
-	still = emit(r, l, len, r->problem, e);
+	still = emit(r, l, len, r->problem, 0, e);
 	if (still < 0)
 		return -1;
 	r->start = r->end;

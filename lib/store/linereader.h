@@ -1,5 +1,9 @@
 /* linereader.h: reading one partition line by line across its day files.
  *
+ * Every seek (an offset, a time, the end) starts from the nearest entry of
+ * the file's index (partindex.h) rather than from its first byte, and
+ * every line read past the index's last entry adds to it: whoever reads a
+ * file indexes it for the next reader.
  * It never returns a line whose newline has not been written yet: such a
  * tail stays buffered and is returned whole once it is complete.  Only when
  * a newer file exists is an unterminated tail final; it is then returned
@@ -17,12 +21,14 @@
 #include "error.h"
 #include "holes.h"
 #include "partfile.h"
+#include "partindex.h"
 
 struct tmq_line {
 	const char *p;		/* not NUL-terminated; valid until next call */
 	size_t n;
 	uint64_t offset;
 	const char *problem;	/* NULL, or why the line is corrupt */
+	uint64_t pos;		/* its first byte in its file */
 };
 
 struct tmq_linereader {
@@ -49,6 +55,18 @@ struct tmq_linereader {
 	int parked;		/* fd closed to spare it; reopen at pos */
 	off_t pos;
 	char parked_name[sizeof ((struct tmq_pfile *)0)->name];
+	/* The index of files[cur] (ix), and of the last file when its end
+	 * was counted while another was read (ixend, taken as ix when that
+	 * file is opened: a seek after a count reads nothing twice). */
+	struct tmq_pidx ix, ixend;
+	int have_ix, have_ixend;
+	size_t kch;		/* characters of a key */
+	uint64_t rpos;		/* fd's file position after buf[end - 1] */
+	uint64_t lstart;	/* the file position of buf[start] */
+	size_t winfrom;		/* buf from here on lies across no hole */
+	int building;		/* mx holds the times before lstart */
+	int from0;		/* counted from the file's first byte */
+	struct tmq_tsmax mx;
 };
 
 int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
@@ -72,10 +90,16 @@ int tmq_lr_seek(struct tmq_linereader *r, uint64_t offset, uint64_t *gap_to,
 int tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e);
 /* The offset the partition's next line will have, as tmq_partition_end
  * finds it but from r's listing (shared: not one listing a partition) and
- * with a descriptor spared when none is left; r's position is kept. */
+ * with a descriptor spared when none is left; r's position is kept, and
+ * what the count learnt serves r's next seek. */
 int tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e);
+/* The same with the first offset still on disk (both 0: no file). */
+int tmq_lr_range(struct tmq_linereader *r, uint64_t *first, uint64_t *end,
+    struct tmq_error *e);
 /* Position at the first line with a timestamp at or after t, reading only
- * the timestamps, from the day before t's onwards. */
+ * the timestamps, from the day before t's onwards (each file from its
+ * index's nearest entry whose maxts is below t: partindex.h says why that
+ * is where a read from the file's start would stop). */
 int tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e);
 /* The next line: 1 with *l filled, 0 when there is none yet, -1 on error. */
 int tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l,

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "directread.h"
 #include "fdlimit.h"
 #include "partfile.h"
 #include "grow.h"
@@ -137,49 +136,5 @@ tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
 		return tmq_fail(e, "partition %u: %s: corrupt: offsets run past "
 		    "2^64-1", pf->partition, pf->name);
 	*end = pf->first + lines;
-	return 0;
-}
-
-int
-tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
-    struct tmq_error *e)
-{
-	uint64_t first;
-
-	return tmq_partition_range(dirfd, partition, &first, end, e);
-}
-
-int
-tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
-    uint64_t *end, struct tmq_error *e)
-{
-	struct tmq_pfile *files;
-	uint64_t lines;
-	size_t n;
-	int fd, partial, how;
-
-	if (tmq_pfiles_list(dirfd, partition, &files, &n, e) < 0)
-		return -1;
-	if (n == 0) {
-		*first = *end = 0;
-		return 0;
-	}
-	*first = files[0].first;
-	fd = tmq_dr_openat(dirfd, files[n - 1].name, &how, e);
-	if (fd < 0 || tmq_dr_count_lines(fd, how, &lines, &partial, NULL) < 0) {
-		if (fd >= 0) {
-			tmq_fail_errno(e, "%s", files[n - 1].name);
-			close(fd);
-		}
-		free(files);
-		return tmq_fail_prefix(e, "partition %u", partition);
-	}
-	close(fd);
-	if (tmq_pfile_end(&files[n - 1], lines, end, e) < 0) {
-		free(files);
-		return -1;
-	}
-	*end -= (uint64_t)partial;
-	free(files);
 	return 0;
 }

@@ -33,12 +33,6 @@ int tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out,
  * offsets never wrap. */
 int tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
     struct tmq_error *e);
-/* The end offset of a partition: the offset the next complete line will
- * take (a partial last line is not counted: it is still being written). */
-int tmq_partition_end(int dirfd, unsigned partition, uint64_t *end,
-    struct tmq_error *e);
-/* Its first offset still on disk too (0 and 0 when it has no file). */
-int tmq_partition_range(int dirfd, unsigned partition, uint64_t *first,
-    uint64_t *end, struct tmq_error *e);
+/* A partition's end and range: partscan.h (counted from the index). */
 
 #endif

@@ -12,6 +12,7 @@
 #include "directread.h"
 #include "holes.h"
 #include "names.h"
+#include "partindex.h"
 #include "modes.h"
 #include "prune.h"
 #include "regfile.h"
@@ -167,6 +168,11 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 		if (o->each != NULL)
 			o->each(o->arg, pf);
 	}
+	/* The indexes of the files gone (partindex.h), and of those a
+	 * killed run removed: no index is left for a file that is not. */
+	if (!o->dry_run && tmq_pidx_sweep(t->dirfd) < 0 && rc == 0)
+		rc = tmq_fail_errno(e, "%s: cannot remove the indexes of the "
+		    "files pruned", t->name);
 	if (afd >= 0)
 		close(afd);
 	free(files);

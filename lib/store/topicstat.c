@@ -1,6 +1,7 @@
 /* topicstat.c: per-file figures for tmq-topic info/list and group lag.
- * Counting lines reads each file once with memchr; timestamps come from
- * the first and the last complete line only, without inflating anything.
+ * Each file is counted from its index (partscan.h): what lies past the
+ * index's last entry is read, once, with memchr; timestamps come from the
+ * first and the last complete line only, without inflating anything.
  * Holes are skipped, not read (holes.h): they count as the NUL bytes they
  * read as, and the partition is said to be damaged. */
 #include <fcntl.h>
@@ -12,30 +13,20 @@
 
 #include "directread.h"
 #include "holes.h"
-#include "keys.h"
-#include "message.h"
-#include "timestamp.h"
-#include "regfile.h"
-#include "stop.h"
+#include "partindex.h"
+#include "partscan.h"
 #include "topicstat.h"
-
-/* The head of a line: as much as tmq_line_ts needs. */
-#define HEAD_MAX (((TMQ_KEY_MAX_BYTES + 3) / 4) * 5 + TMQ_TS_CHARS)
 
 static int
 stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
     struct tmq_error *e)
 {
-	char buf[65536], first[HEAD_MAX], heads[2][HEAD_MAX];
-	size_t hmax = tmq_key_chars(t->key_width) + TMQ_TS_CHARS;
-	size_t firstlen = 0, lastlen = 0, cur = 0;
-	int have_first = 0, have_last = 0, fd, c = 0, sparse = 0;
-	uint64_t lines = 0;
-	struct tmq_holes hole;
+	struct tmq_pidx x;
+	struct tmq_pscan sc;
 	struct stat st;
-	ssize_t r;
+	int fd, how, rc;
 
-	fd = tmq_open_regular(t->dirfd, fs->pf.name, O_RDONLY, 0, e);
+	fd = tmq_dr_openat(t->dirfd, fs->pf.name, &how, e);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0) {
 			tmq_fail_errno(e, "%s", fs->pf.name);
@@ -45,64 +36,25 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 		    fs->pf.partition);
 	}
 	fs->bytes = (uint64_t)st.st_size;
-	/* Keep the head of the first line, and that of the current line in
-	 * heads[c] while heads[!c] holds the last complete one: an unfinished
-	 * line at the end (a crash, or a writer at work) must not stand in
-	 * for the last line. */
-	while ((r = tmq_read_data(fd, 0, &sparse, buf, sizeof buf, &hole)) > 0 ||
-	    (r == 0 && hole.bytes > 0)) {
-		size_t i = 0;
-
-		if (tmq_stop) {
-			close(fd);
-			return tmq_fail(e, "interrupted");
-		}
-		if (r == 0) {
-			/* NUL bytes, as far as a line's head goes. */
-			size_t take = cur < hmax ? hmax - cur : 0;
-
-			if (take > hole.bytes)
-				take = (size_t)hole.bytes;
-			memset(heads[c] + cur, 0, take);
-			cur += take;
-			tmq_holes_add(&fs->holes, &hole);
-			continue;
-		}
-		while (i < (size_t)r) {
-			char *nl = memchr(buf + i, '\n', (size_t)r - i);
-			size_t seg = nl ? (size_t)(nl - (buf + i)) : (size_t)r - i;
-			size_t take = cur < hmax ? hmax - cur : 0;
-
-			if (take > seg)
-				take = seg;
-			memcpy(heads[c] + cur, buf + i, take);
-			cur += take;
-			i += seg;
-			if (nl != NULL) {
-				if (!have_first) {
-					memcpy(first, heads[c], cur);
-					firstlen = cur;
-					have_first = 1;
-				}
-				lastlen = cur;
-				have_last = 1;
-				c = !c;
-				cur = 0;
-				lines++;
-				i++;
-			}
-		}
-	}
+	tmq_pidx_init(&x, t->dirfd, &fs->pf, t->key_width);
+	rc = tmq_pscan_file(&x, fd, how, TMQ_PSCAN_TIMES | TMQ_PSCAN_HOLES, 0,
+	    &sc);
+	if (rc < 0)
+		tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
+	tmq_pidx_free(&x);
 	close(fd);
-	if (r < 0)
-		return tmq_fail_errno(e, "%s: %s", t->name, fs->pf.name);
-	if (tmq_pfile_end(&fs->pf, lines, &fs->end, e) < 0)
+	if (rc < 0)
+		return -1;
+	/* Complete lines only: an unfinished line at the end (a crash, or
+	 * a writer at work) is not counted, nor its time taken. */
+	if (tmq_pfile_end(&fs->pf, sc.lines - (uint64_t)sc.partial, &fs->end,
+	    e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
-	/* Each time on its own: a corrupt last line leaves the first time. */
-	fs->has_first_ts = have_first &&
-	    tmq_line_ts(t->key_width, first, firstlen, &fs->first_ts) == 0;
-	fs->has_last_ts = have_last &&
-	    tmq_line_ts(t->key_width, heads[!c], lastlen, &fs->last_ts) == 0;
+	fs->holes = sc.holes;
+	fs->has_first_ts = sc.has_first_ts;
+	fs->first_ts = sc.first_ts;
+	fs->has_last_ts = sc.has_last_ts;
+	fs->last_ts = sc.last_ts;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include "group.h"
 #include "partfile.h"
+#include "partscan.h"
 #include "root.h"
 #include "timestamp.h"
 
@@ -51,7 +52,7 @@ main(int argc, char **argv)
 	if (ends == NULL)
 		return 1;
 	for (i = 0; i < t.partitions; i++)
-		if (tmq_partition_end(t.dirfd, (unsigned)i, &ends[i], &e) < 0)
+		if (tmq_partition_end(&t, (unsigned)i, &ends[i], &e) < 0)
 			goto fail;
 	if (tmq_appender_open(&app, &g.log, 0, &e) < 0)
 		goto fail;
