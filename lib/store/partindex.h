@@ -8,9 +8,10 @@
  * about every TMQ_PIDX_STEP bytes of the file, with what a seek by time
  * needs, so that each of those looks reads what is near where it looks.
  *
- * Where: TOPIC/.tmq/P-YYYYMMDD_FIRST.idx beside TOPIC/P-YYYYMMDD_FIRST.tmf,
- * one index a partition file: files are appended to and pruned one by
- * one, and so is each index (prune removes a file's with it); .tmq is the
+ * Where: TOPIC/.tmq/P-YYYYMMDD_FIRST.UID.idx beside TOPIC/P-YYYYMMDD_FIRST.tmf,
+ * one index a partition file and user (UID, in decimal: below): files are
+ * appended to and pruned one by one, and so is each index (prune removes
+ * a file's with it); .tmq is the
  * dot-folder where the TwainMQ library never looks (tmq-format(5), "Files
  * of tmq's own"), and whose files a topic's delete removes.
  *
@@ -21,7 +22,7 @@
  *     u32 partition, u32 day, u64 first (the partition file's name),
  *     i32 key width, u32 head length (TMQ_PIDX_HEAD),
  *     u64 XXH3 of the partition file's first head length bytes,
- *     u64 0, u64 XXH3 of the 56 bytes before it
+ *     u64 XXH3 of the topic's name, u64 XXH3 of the 56 bytes before it
  *   then records, 32 bytes each, in the order of the file:
  *     u64 line: the lines of the file before pos
  *     u64 pos: a line's first byte (just after a newline)
@@ -38,11 +39,17 @@
  * at most about 64 KiB of the partition file past the record it starts
  * from.  The file's identity is what a network filesystem keeps: device
  * and inode numbers are not stable there (nor across a restore), so it is
- * the name (partition, day, FIRST), the topic's key width, and a hash of
+ * the name (partition, day, FIRST), the topic's name and key width
+ * (an index moved from another topic's .tmq is not this one's), and a hash of
  * the file's first 4 KiB, which holds its first lines with their times
  * to the microsecond; each record also carries a hash of the 32 bytes
  * before its position, so that a record is checked against the very
- * bytes it describes when it is used.
+ * bytes it describes when it is used.  One index a user: the line numbers
+ * of a record are the one thing a use cannot check against the file (an
+ * index with all of them shifted by one, each record sealed again, passes
+ * every other check), so a reader uses only an index that no one but its
+ * own user (and root) could have written: owned by it, writable by no
+ * other, with one link; every user's readers index for that user.
  *
  * Who writes it: whoever reads.  The TwainMQ library's producers never
  * will, and a producer appending with O_APPEND does not learn where its
@@ -66,16 +73,14 @@
  * in the search, and to describe this file's bytes: the byte before its
  * position is a newline, its position is within the file, and the 32
  * bytes before it hash as it says.  An index that fails any of that, is
- * not a regular file, is larger than any index of a file that size, or is
- * writable by every user in a topic directory that is not, is ignored as
- * absent: said once (through notice.h), and replaced by a reader that may
+ * not a regular file, is larger than any index of a file that size, or
+ * is not this user's alone (above), is ignored as absent: said once (through notice.h), and replaced by a reader that may
  * write .tmq, from what that reader counted itself.  A reader that may
  * not write reads correctly, only without the speed-up (what it learnt is
  * kept in memory while it runs).  What the checks cannot see is an index
- * forged with consistent but false line numbers: only whoever may write
- * the topic's .tmq can write one, and they may as well rewrite its
- * partition files; tmq-dump --verify checks every record against the file
- * and replaces an index that is wrong.
+ * of this user's own with consistent but false line numbers (a bug, or
+ * the user's own hand): tmq-dump --verify checks every record against the
+ * file and replaces an index that is wrong.
  *
  * Seeking by time with maxts, exactly as a full scan.  tmq_lr_seek_time
  * (linereader.h) reads a file from its start and stops at the first line
