@@ -4,7 +4,8 @@
 # 127.0.0.2 and takes it down).  Producers and readers on both mounts at
 # once; the brick's files are the truth every reader is held to.  Not part
 # of `make check` (it needs root, /dev/fuse and glusterd): `make
-# check-shared` runs it, and CI does.  Each scenario runs RUNS times
+# check-shared` runs it, and CI does.  A partition index made on one mount
+# serves the other.  Each scenario runs RUNS times
 # (TMQ_SHARED_RUNS, default 10); every run must be clean.
 
 load test_helper
@@ -123,6 +124,34 @@ truth() {
 		run -0 tmq-dump -d "$BRICK" --verify t
 	done
 	echo "# $RUNS runs of 4 producers x $n records: followers on both mounts equal to the brick" >&3
+}
+
+@test "a partition index made on one mount serves the other, and every answer is the brick's" {
+	local run o
+	for run in 1 2 3; do
+		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
+		BRICK=$TMQ_GL/brick/v/$R
+		tmq-topic -d "$A" create t -k u32 -p 1
+		records 1 150000 fast | tmq-put -d "$A" -K: t
+		# Made on A; B appends lines A's index has not seen.
+		tmq-topic -d "$A" info t >/dev/null
+		ls "$BRICK"/t/.tmq/*.idx >/dev/null
+		records 2 3000 fast | tmq-put -d "$B" -K: t
+		tmq-get -d "$BRICK" -F '%o %s\n' t >"$W/truth"
+		for o in 5 70000 149999 152999; do
+			run -0 tmq-get -d "$B" -o "$o" -n 1 -F '%o %s\n' t
+			assert_output "$(sed -n "$((o + 1))p" "$W/truth")"
+		done
+		run -0 tmq-get -d "$B" -o -2 -F '%o %s\n' t
+		assert_output "$(tail -n 2 "$W/truth")"
+		run -0 tmq-topic -d "$B" info t
+		assert_output "$(TMQ_INDEX=off tmq-topic -d "$BRICK" info t)"
+		# Read from the index on: a few blocks, not the file.
+		read_at_most $((4 * 1024 * 1024)) tmq-get -d "$A" -o 152990 -n 1 t
+		[ "$status" -eq 0 ]
+		run -0 tmq-dump -d "$BRICK" --verify t
+		assert_output --regexp ', 1 index, 0 wrong$'
+	done
 }
 
 @test "a group with a member on each mount, producers on both: every record delivered ($RUNS runs)" {

@@ -443,12 +443,24 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	o->fd = tmq_open_regular(dfd, name, O_RDONLY, 0, &e);
 	err = errno;
 	if (o->fd < 0) {
-		close(dfd);
-		if (err == EINVAL)		/* not a regular file */
-			refuse(x, strchr(e.msg, ':') ? strchr(e.msg, ':') + 2 :
-			    e.msg);
-		else if (err == ENOENT || err == EACCES || err == EPERM)
-			x->state = ST_ABSENT;
+		if (e.code == TMQ_ERR_FILEKIND) {	/* not a regular file */
+			struct stat ls;
+			char kind[64];
+
+			if (fstatat(dfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !S_ISLNK(ls.st_mode))
+				snprintf(kind, sizeof kind, "not a regular file "
+				    "(%s)", tmq_file_kind(ls.st_mode));
+			else
+				snprintf(kind, sizeof kind, "a symbolic link, "
+				    "not followed");
+			close(dfd);
+			refuse(x, kind);
+		} else {
+			close(dfd);
+			if (err == ENOENT || err == EACCES || err == EPERM)
+				x->state = ST_ABSENT;
+		}
 		return -1;
 	}
 	/* Only an index this user wrote, that no one else may write and
