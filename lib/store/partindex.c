@@ -812,7 +812,8 @@ write_records(struct tmq_pidx *x, int wfd, int fd, int how, size_t i,
 	ssize_t w;
 	int ok;
 
-	memcpy(buf, head, headlen);
+	if (headlen > 0)
+		memcpy(buf, head, headlen);
 	while (k < n || used > 0) {
 		while (k < n && used + TMQ_PIDX_REC <= sizeof buf) {
 			const struct tmq_pidx_mem *m = &x->mem[i + k];
