@@ -70,6 +70,7 @@ main(int argc, char **argv)
 			    get64(b + HDR + k * REC), (unsigned long long)
 			    get64(b + HDR + k * REC + 8), d);
 		}
+		free(b);
 		return 0;
 	}
 	k = atoll(argv[2]);
@@ -77,6 +78,7 @@ main(int argc, char **argv)
 		k += n;
 	if (k < 0 || k >= n) {
 		fprintf(stderr, "pidx-forge: no record %s\n", argv[2]);
+		free(b);
 		return 1;
 	}
 	r = b + HDR + k * REC;
@@ -92,6 +94,7 @@ main(int argc, char **argv)
 		put64(r + 16, bits);
 	} else {
 		fprintf(stderr, "pidx-forge: no field %s\n", argv[3]);
+		free(b);
 		return 2;
 	}
 	sum = XXH32(r, 28, seed);
@@ -99,8 +102,10 @@ main(int argc, char **argv)
 		r[28 + i] = (unsigned char)(sum >> (8 * i));
 	if (pwrite(fd, r, REC, HDR + k * REC) != REC) {
 		perror(argv[1]);
+		free(b);
 		return 1;
 	}
+	free(b);
 	close(fd);
 	return 0;
 }
