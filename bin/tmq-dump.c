@@ -351,7 +351,9 @@ main(int argc, char **argv)
 		tmq_progress_done();
 		printf("%lu files, %lu lines, %lu corrupt", run.files,
 		    run.lines, run.corrupt);
-		if (run.indexes > 0)
+		/* (only when one was wrong: the summary is as it was for a
+		 * root whose indexes are right) */
+		if (run.wrong > 0)
 			printf(", %lu index%s, %lu wrong", run.indexes,
 			    run.indexes == 1 ? "" : "es", run.wrong);
 		putchar('\n');

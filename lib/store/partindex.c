@@ -432,6 +432,11 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	o->locked = 0;
 	if (x->state == ST_BAD || x->state == ST_ABSENT)
 		return -1;
+	/* No index is made for a file shorter than a step: not even .tmq
+	 * is looked at (a reader of 4,096 small partitions opens no more
+	 * directories than one of 512). */
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size < TMQ_PIDX_STEP)
+		return -1;
 	tmq_pidx_name(x->pf.name, name, sizeof name);
 	dfd = tmq_subdir_beneath(x->dirfd, DOT, 0, 0);
 	if (dfd < 0) {
@@ -517,11 +522,13 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	if (tmq_pidx_header_decode(hdr, sizeof hdr, &x->pf, x->key_width,
 	    x->topic_hash, &hh, &seed, &why) < 0) {
 		close_ix(o);
+		x->stale = strcmp(why, "not this file's index") == 0;
 		refuse(x, why);
 		return -1;
 	}
 	if (head_hash(x, fd, how) < 0 || hh != x->head_hash) {
 		close_ix(o);
+		x->stale = 1;
 		refuse(x, "not this file's index: its first bytes differ");
 		return -1;
 	}
@@ -1185,6 +1192,15 @@ tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
 	c->present = 1;
 	c->x.said = 1;		/* the check says it */
 	if (open_ix(&c->x, fd, how, &o) < 0) {
+		struct stat st;
+
+		/* Another file's (this name's before; or one beside a file
+		 * too short to have any): replaced, not wrong. */
+		if (!c->x.stale && c->x.state != ST_BAD && fstat(fd, &st) == 0 &&
+		    (uint64_t)st.st_size < TMQ_PIDX_STEP)
+			c->x.stale = 1;
+		if (c->x.stale)
+			c->present = 0;
 		check_wrong(c, "%s", c->x.state == ST_BAD ? "refused" :
 		    "cannot be read");
 		c->x.state = ST_BAD;
@@ -1250,14 +1266,14 @@ tmq_pidx_check_end(struct tmq_pidx_check *c)
 	}
 	c->ifd = -1;
 	wrong = c->present && c->wrong[0] != '\0';
-	if (wrong) {
+	if (wrong || c->x.stale) {
 		c->x.state = ST_BAD;
 		c->x.nsaved = 0;
 		if (c->x.nmem > 0)
 			save_new(&c->x, c->fd, c->how);
 		else if (tmq_pidx_remove(c->x.dirfd, c->x.pf.name) == 0)
 			c->x.state = ST_OK;
-		if (c->x.state != ST_OK)
+		if (c->x.state != ST_OK && wrong)
 			wrong = 2;
 	}
 	c->x.nsaved = c->x.nmem;	/* nothing more to save */

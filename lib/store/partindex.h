@@ -159,6 +159,7 @@ struct tmq_pidx {
 	uint64_t due;			/* the next entry wanted at this byte */
 	int nowrite;			/* .tmq cannot be written: stop trying */
 	int said;			/* a refusal said (also process-wide) */
+	int stale;			/* refused as another file's */
 };
 
 void tmq_pidx_init(struct tmq_pidx *x, int dirfd, const struct tmq_pfile *pf,
@@ -276,7 +277,9 @@ int tmq_pidx_sweep(int dirfd);
  * without the newline, whether it has a problem, its time when it has
  * one), it compares each record with what the lines are, and at the end
  * says what is wrong.  A wrong index is replaced by the entries the check
- * counted itself (when .tmq may be written). */
+ * counted itself (when .tmq may be written); so is an index of another
+ * file (of this name before, or another topic's), which is not counted
+ * as wrong: no reader uses it. */
 struct tmq_pidx_check {
 	struct tmq_pidx x;
 	int fd, how;			/* the partition file (not owned) */
