@@ -59,6 +59,13 @@ set_keysep(const char *arg, struct tmq_error *e)
 	return tmq_key_delimiter_parse(arg, &opt.keysep, &opt.pr.keyseplen, e);
 }
 
+/* --from: a position, or PARTITION=OFFSET pairs (position.h). */
+static int
+set_from(const char *arg, struct tmq_error *e)
+{
+	return tmq_position_parse_from(arg, &opt.pos, e);
+}
+
 static int
 set_reset(const char *arg, struct tmq_error *e)
 {
@@ -88,8 +95,9 @@ static const struct tmq_option options[] = {
 	    .help = "stop after N messages", .num = &opt.count, .min = 1,
 	    .max = UINT64_MAX },
 	{ .lng = "from", .shrt = 'o', .arg = "POS", .kind = TMQ_ARG_FROM,
-	    .help = "start, now, OFFSET, -N (last N), or a TIME (tmq(7): "
-	    "ISO 8601, @SECONDS, 1h ago)", .pos = &opt.pos, .say_long = 1,
+	    .help = "start, now, OFFSET, -N (last N), a TIME (tmq(7): "
+	    "ISO 8601, @SECONDS, 1h ago), or P=OFFSET,... (each partition "
+	    "its own)", .call = set_from, .say_long = 1,
 	    .given = &opt.have_from },
 	{ .lng = "partition", .shrt = 'P', .arg = "N[,N...]",
 	    .kind = TMQ_ARG_WORD, .help = "read only these partitions",
@@ -225,6 +233,21 @@ check_usage(int argc)
 		return tmq_usage_error(&cmd, "--commit and --window need -g");
 	if (opt.group == NULL && opt.have_reset)
 		return tmq_usage_error(&cmd, "--offset-reset needs -g");
+	/* A pair for a partition that -P leaves out would be ignored. */
+	if (opt.pos.kind == TMQ_POS_PAIRS && opt.parts.v != NULL) {
+		unsigned k, j = 0;
+
+		for (k = 0; k < opt.pos.nat; k++) {
+			while (j < opt.parts.n &&
+			    opt.parts.v[j] < opt.pos.at[k].partition)
+				j++;
+			if (j == opt.parts.n ||
+			    opt.parts.v[j] != opt.pos.at[k].partition)
+				return tmq_usage_error(&cmd, "--from names "
+				    "partition %u, which -P does not read",
+				    opt.pos.at[k].partition);
+		}
+	}
 	if (opt.group != NULL) {
 		if (argc - optind != 1)
 			return tmq_usage_error(&cmd, "-g reads exactly one topic");
@@ -244,14 +267,23 @@ check_partitions(const struct opts *o, struct tmq_consumer *c, int rootfd,
 {
 	struct tmq_error e;
 	size_t ti;
+	unsigned np;
 
-	if (o->parts.v == NULL)
+	if (o->parts.v == NULL && o->pos.kind != TMQ_POS_PAIRS)
 		return 0;
 	if (tmq_consumer_add_topic(c, rootfd, topic, &ti, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	if (tmq_partlist_check(o->parts.v, o->parts.n, c->topics[ti].partitions,
-	    &e) < 0) {
+	np = c->topics[ti].partitions;
+	if (o->parts.v != NULL &&
+	    tmq_partlist_check(o->parts.v, o->parts.n, np, &e) < 0) {
 		tmq_warn(&cmd, "%s: %s", topic, e.msg);
+		return -1;
+	}
+	/* (Sorted: the last is the largest.) */
+	if (o->pos.kind == TMQ_POS_PAIRS && o->pos.nat > 0 &&
+	    o->pos.at[o->pos.nat - 1].partition >= np) {
+		tmq_warn(&cmd, "%s: --from: partition %u does not exist (topic "
+		    "has %u)", topic, o->pos.at[o->pos.nat - 1].partition, np);
 		return -1;
 	}
 	return 0;
@@ -318,6 +350,7 @@ main(int argc, char **argv)
 		tmq_format_free(&opt.pr.fmt);
 		free(opt.parts.v);
 		free(opt.keysep);
+	tmq_position_free(&opt.pos);
 		return rc;
 	}
 	if (opt.given_f)
@@ -336,6 +369,7 @@ main(int argc, char **argv)
 		tmq_format_free(&opt.pr.fmt);
 		free(opt.parts.v);
 		free(opt.keysep);
+	tmq_position_free(&opt.pos);
 		return tmq_report(&cmd, &e);
 	}
 	c.have_until = opt.have_until;
@@ -493,6 +527,7 @@ out:
 	tmq_format_free(&opt.pr.fmt);
 	free(opt.parts.v);
 	free(opt.keysep);
+	tmq_position_free(&opt.pos);
 	tmq_consumer_free(&c);
 	if (tmq_output_close(&out) < 0) {
 		tmq_warn(&cmd, "write error on standard output");

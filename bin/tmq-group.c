@@ -1,4 +1,5 @@
-/* tmq-group: list, describe, rebalance, reset and delete consumer groups. */
+/* tmq-group: list, describe, rebalance, reset, delete and wait for
+ * consumer groups. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "cli.h"
 #include "confirm.h"
 #include "groupinfo.h"
+#include "groupwait.h"
 #include "linereader.h"
 #include "metrics.h"
 #include "names.h"
@@ -14,9 +16,10 @@
 #include "position.h"
 #include "root.h"
 #include "table.h"
+#include "timespec.h"
 #include "timestamp.h"
 
-enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE };
+enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE, WAIT };
 
 static const struct tmq_subcmd subs[] = {
 	[LIST] = { .name = "list", .operands = "",
@@ -33,6 +36,9 @@ static const struct tmq_subcmd subs[] = {
 	[DELETE] = { .name = "delete", .operands = "GROUP", .min = 1,
 	    .max = 1, .missing = "group",
 	    .help = "delete a group and its committed offsets" },
+	[WAIT] = { .name = "wait", .operands = "GROUP", .min = 1, .max = 1,
+	    .missing = "group",
+	    .help = "wait until a group has committed all its topic holds now" },
 	{ 0 }
 };
 
@@ -40,7 +46,8 @@ struct args {
 	const char *root, *topic;
 	struct tmq_partsel parts;	/* -P, when given */
 	int json, prom, yes, dry, force;
-	unsigned have_to, have_shift, have_maxlag;
+	unsigned have_to, have_shift, have_maxlag, have_timeout;
+	double timeout;			/* wait --timeout, seconds */
 	struct tmq_position to;
 	int64_t shift;
 	uint64_t maxlag, window;
@@ -66,11 +73,19 @@ set_shift(const char *arg, struct tmq_error *e)
 	return 0;
 }
 
+/* --timeout DURATION */
+static int
+set_timeout(const char *arg, struct tmq_error *e)
+{
+	return tmq_duration_parse(arg, &args.timeout, e);
+}
+
 /* The order here is the order of the usage lines' options. */
 static const struct tmq_option options[] = {
 	{ .lng = "topic", .shrt = 't', .arg = "TOPIC", .kind = TMQ_ARG_TOPIC,
 	    .help = "the group's topic, for groups the TwainMQ library created",
-	    .on = TMQ_ON(DESCRIBE) | TMQ_ON(RESET), .str = &args.topic },
+	    .on = TMQ_ON(DESCRIBE) | TMQ_ON(RESET) | TMQ_ON(WAIT),
+	    .str = &args.topic },
 	{ .lng = "json", .help = "print JSON",
 	    .on = TMQ_ON(LIST) | TMQ_ON(DESCRIBE), .flag = &args.json },
 	{ .lng = "prometheus",
@@ -100,14 +115,18 @@ static const struct tmq_option options[] = {
 	    .on = TMQ_ON(RESET) | TMQ_ON(DELETE), .flag = &args.force },
 	{ .lng = "yes", .shrt = 'y', .whole = 1, .help = "do not ask",
 	    .on = TMQ_ON(DELETE), .flag = &args.yes },
+	{ .lng = "timeout", .arg = "DURATION", .kind = TMQ_ARG_WORD,
+	    .help = "give up after DURATION (30, 90s, 10m, 2h), print the lag "
+	    "left, exit 1", .on = TMQ_ON(WAIT), .call = set_timeout,
+	    .given = &args.have_timeout },
 	TMQ_COMMON_OPTIONS(&args.root),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
 	.name = "tmq-group",
-	.summary = "List, describe, rebalance, reset and delete the consumer "
-	    "groups of a tmq root.",
+	.summary = "List, describe, rebalance, reset, delete and wait for the "
+	    "consumer groups of a tmq root.",
 	.opts = options,
 	.subs = subs,
 	.sub = &args.sub,
@@ -526,6 +545,8 @@ target(struct args *a, const struct tmq_topic *t, const struct tmq_gpart *gp,
 		*out = rc == 1 ? l.offset : gp->end;
 		tmq_lr_close(&lr);
 		return rc < 0 ? -1 : 0;
+	case TMQ_POS_PAIRS:	/* (--to takes none: tmq_position_parse) */
+		return tmq_fail(e, "--to: PARTITION=OFFSET pairs are not taken");
 	}
 	return 0;
 }
@@ -679,6 +700,81 @@ do_delete(struct args *a, const char *name)
 	return TMQ_EXIT_OK;
 }
 
+/* The lag left when a wait gives up, per partition. */
+static void
+wait_left(const struct tmq_gwait *w)
+{
+	unsigned p;
+
+	printf("%-9s %14s %14s %12s\n", "PARTITION", "CURRENT-OFFSET",
+	    "TARGET-OFFSET", "LAG");
+	for (p = 0; p < w->nparts; p++) {
+		const struct tmq_gwpart *wp = &w->parts[p];
+		char cur[24];
+
+		if (wp->now == TMQ_NOT_COMMITTED)
+			strcpy(cur, "-");
+		else if (wp->now == -1)
+			strcpy(cur, "now");
+		else
+			snprintf(cur, sizeof cur, "%lld", (long long)wp->now);
+		printf("%-9u %14s %14llu %12llu\n", p, cur,
+		    (unsigned long long)wp->target, (unsigned long long)wp->lag);
+	}
+}
+
+/* Block until the group has committed every partition up to the end it
+ * had as the wait began (groupwait.h). */
+static int
+do_wait(struct args *a, const char *name)
+{
+	struct tmq_group g;
+	struct tmq_topic t;
+	struct tmq_gwait w;
+	struct tmq_error e;
+	double deadline = tmq_now() + a->timeout, left;
+	int rc, ms;
+
+	if (load(a, name, &g, &t) < 0)
+		return TMQ_EXIT_FAIL;
+	if (tmq_gwait_begin(&w, a->rootfd, &g, &t, &e) < 0) {
+		rc = tmq_report(&cmd, &e);
+		goto out;
+	}
+	for (;;) {
+		if ((rc = tmq_gwait_check(&w, &e)) != 0)
+			break;
+		ms = -1;
+		if (a->have_timeout) {
+			left = deadline - tmq_now();
+			if (left <= 0)
+				break;
+			ms = left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+		}
+		if (tmq_gwait_sleep(&w, ms, &e) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc < 0)
+		rc = tmq_report(&cmd, &e);
+	else if (rc == 1)
+		rc = TMQ_EXIT_OK;
+	else {
+		wait_left(&w);
+		fflush(stdout);
+		tmq_warn(&cmd, "%s: timed out: %llu message%s in %u partition%s "
+		    "not committed yet", name, (unsigned long long)w.total,
+		    w.total == 1 ? "" : "s", w.behind, w.behind == 1 ? "" : "s");
+		rc = TMQ_EXIT_FAIL;
+	}
+	tmq_gwait_free(&w);
+out:
+	tmq_topic_close(&t);
+	tmq_group_close(&g);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -706,6 +802,7 @@ main(int argc, char **argv)
 	case DESCRIBE: rc = do_describe(&args, argv[optind]); break;
 	case REBALANCE: rc = do_rebalance(&args, argv[optind]); break;
 	case RESET: rc = do_reset(&args, argv[optind]); break;
+	case WAIT: rc = do_wait(&args, argv[optind]); break;
 	default: rc = do_delete(&args, argv[optind]); break;
 	}
 	close(args.rootfd);

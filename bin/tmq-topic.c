@@ -14,6 +14,7 @@
 #include "partitioner.h"
 #include "progress.h"
 #include "prune.h"
+#include "readers.h"
 #include "root.h"
 #include "table.h"
 #include "timespec.h"
@@ -52,7 +53,7 @@ struct args {
 	int width;		/* -k, u16 by default as in TwainMQ */
 	int dry;
 	uint64_t partitions;
-	int lng, yes, json, prom, null, with_groups, sub;
+	int lng, yes, json, prom, null, with_groups, ends, keep_unread, sub;
 };
 
 /* What the options set. */
@@ -80,6 +81,9 @@ static const struct tmq_option options[] = {
 	    .on = TMQ_ON(LIST), .flag = &args.lng },
 	{ .lng = "json", .help = "print JSON", .on = TMQ_ON(LIST) | TMQ_ON(INFO),
 	    .flag = &args.json },
+	{ .lng = "ends",
+	    .help = "print only the end offsets, as P=OFFSET,... (tmq-get "
+	    "--from)", .on = TMQ_ON(INFO), .flag = &args.ends },
 	{ .lng = "prometheus",
 	    .help = "print Prometheus metrics (node_exporter's textfile format)",
 	    .on = TMQ_ON(LIST), .flag = &args.prom },
@@ -97,6 +101,9 @@ static const struct tmq_option options[] = {
 	    .on = TMQ_ON(PRUNE), .str = &args.archive },
 	{ .lng = "dry-run", .help = "print what would go, change nothing",
 	    .on = TMQ_ON(PRUNE), .flag = &args.dry },
+	{ .lng = "keep-unread",
+	    .help = "keep the files that hold messages a group of the topic "
+	    "has not read", .on = TMQ_ON(PRUNE), .flag = &args.keep_unread },
 	{ .lng = "yes", .shrt = 'y', .whole = 1, .help = "do not ask",
 	    .on = TMQ_ON(DELETE), .flag = &args.yes },
 	{ .lng = "with-groups", .whole = 1,
@@ -353,6 +360,29 @@ info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	printf("]}\n");
 }
 
+/* --ends: "0=1200,1=1180,...", every partition, for tmq-get --from.  An
+ * end that cannot be known prints nothing: a wrong one would make a copy
+ * resume in the wrong place. */
+static int
+info_ends(struct tmq_topic *t)
+{
+	struct tmq_partstat *ps;
+	struct tmq_error e;
+	unsigned p;
+
+	if (tmq_topic_stat(t, &ps, &e) < 0) {
+		tmq_topic_close(t);
+		return tmq_report(&cmd, &e);
+	}
+	for (p = 0; p < t->partitions; p++)
+		printf("%s%u=%llu", p ? "," : "", p,
+		    (unsigned long long)ps[p].end);
+	putchar('\n');
+	tmq_topic_stat_free(ps, t->partitions);
+	tmq_topic_close(t);
+	return TMQ_EXIT_OK;
+}
+
 static int
 do_info(const struct args *a, const char *name)
 {
@@ -368,6 +398,8 @@ do_info(const struct args *a, const char *name)
 		return tmq_report(&cmd, &e);
 	}
 	close(fd);
+	if (a->ends)
+		return info_ends(&t);
 	if (tmq_topic_stat_each(&t, &ps, &e) < 0) {
 		tmq_topic_close(&t);
 		return tmq_report(&cmd, &e);
@@ -453,9 +485,43 @@ do_partition(const struct args *a, const char *name, int nkeys, char **keys)
 }
 
 struct prune_report {
-	int dry;
+	const char *topic;
+	int dry, keep_unread;
 	unsigned long n;
+	struct tmq_readers rs;	/* the groups that read the topic */
+	int have_rs;
 };
+
+static void
+print_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	tmq_warn(&cmd, "%s", msg);
+}
+
+/* Before a file goes: with --keep-unread, keep it when a group of the
+ * topic has not read all of it, and say which. */
+static int
+keep_unread(void *arg, const struct tmq_pfile *pf, uint64_t end)
+{
+	struct prune_report *r = arg;
+	size_t n, i;
+
+	if (!r->have_rs || (n = tmq_readers_hold(&r->rs, pf, end)) == 0 ||
+	    !r->keep_unread)
+		return 0;
+	fflush(stdout);
+	tmq_progress_done();
+	fprintf(stderr, "%s: %s: %s %s: unread by group%s ", cmd.name,
+	    r->topic, r->dry ? "would keep" : "kept", pf->name,
+	    n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s%s (from offset %llu)", i ? ", " : "",
+		    r->rs.r[r->rs.holders[i].reader].name,
+		    (unsigned long long)r->rs.holders[i].from);
+	fputc('\n', stderr);
+	return 1;
+}
 
 static void
 pruned(void *arg, const struct tmq_pfile *pf)
@@ -463,10 +529,28 @@ pruned(void *arg, const struct tmq_pfile *pf)
 	struct prune_report *r = arg;
 
 	r->n++;
+	if (r->have_rs)
+		tmq_readers_gone(&r->rs);
 	if (r->dry)
 		printf("%s\n", pf->name);
 	else
 		tmq_progress("pruned %lu files", r->n);
+}
+
+/* What each group lost (or would lose) that it had not read. */
+static void
+say_losses(const struct prune_report *r)
+{
+	size_t i;
+
+	fflush(stdout);
+	for (i = 0; i < r->rs.n; i++)
+		if (r->rs.r[i].lost > 0)
+			tmq_warn(&cmd, "%s: group %s %s %llu unread message%s "
+			    "(--keep-unread keeps them)", r->topic,
+			    r->rs.r[i].name, r->dry ? "would lose" : "lost",
+			    (unsigned long long)r->rs.r[i].lost,
+			    r->rs.r[i].lost == 1 ? "" : "s");
 }
 
 /* --before: a time (tmq(7) TIMES); whole days go, so its UTC day. */
@@ -484,26 +568,54 @@ before_day(const char *s, unsigned *day, struct tmq_error *e)
 static int
 do_prune(const struct args *a, const char *name)
 {
-	struct prune_report r = { a->dry, 0 };
+	struct prune_report r;
 	struct tmq_prune_opts po = { 0 };
 	struct tmq_error e;
 	struct tmq_topic t;
+	size_t i;
 	int fd, rc;
 
+	memset(&r, 0, sizeof r);
+	r.topic = name;
+	r.dry = a->dry;
+	r.keep_unread = a->keep_unread;
 	if (before_day(a->before, &po.before_day, &e) < 0)
 		return tmq_usage_error(&cmd, "--before: %s", e.msg);
 	if (open_root(a, 0, &fd) < 0)
 		return TMQ_EXIT_FAIL;
 	rc = tmq_topic_open(fd, name, &t, &e);
-	close(fd);
-	if (rc < 0)
+	if (rc < 0) {
+		close(fd);
 		return tmq_report(&cmd, &e);
+	}
+	/* The groups that read the topic, and how far: without them prune
+	 * still prunes, as it always has, only without saying what groups
+	 * lose; --keep-unread cannot keep what it cannot know. */
+	if (tmq_readers_load(fd, &t, &r.rs, print_notice, NULL, &e) == 0)
+		r.have_rs = 1;
+	else if (a->keep_unread) {
+		tmq_warn(&cmd, "%s: nothing pruned: %s", name, e.msg);
+		close(fd);
+		tmq_topic_close(&t);
+		return TMQ_EXIT_FAIL;
+	} else
+		tmq_warn(&cmd, "%s: what groups lose is not known: %s", name,
+		    e.msg);
+	close(fd);
+	for (i = 0; a->keep_unread && i < r.rs.nunknown; i++)
+		tmq_warn(&cmd, "%s: group %s: its topic is not recorded (the "
+		    "TwainMQ library made it): not counted", name,
+		    r.rs.unknown[i]);
 	po.archive = a->archive;
 	po.dry_run = a->dry;
+	po.keep = keep_unread;
 	po.each = pruned;
 	po.arg = &r;
 	rc = tmq_prune(&t, &po, &e);
 	tmq_progress_done();
+	if (r.have_rs)
+		say_losses(&r);
+	tmq_readers_free(&r.rs);
 	tmq_topic_close(&t);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }
@@ -629,6 +741,11 @@ main(int argc, char **argv)
 	tmq_start(&cmd);
 	if ((rc = tmq_options(&cmd, argc, argv)) >= 0)
 		goto out;
+	if (args.ends && args.json) {
+		rc = tmq_usage_error(&cmd, "--ends and --json exclude each "
+		    "other");
+		goto out;
+	}
 	if (args.prom && (args.json || args.lng)) {
 		rc = tmq_usage_error(&cmd, "--prometheus and %s exclude each "
 		    "other", args.json ? "--json" : "-l");

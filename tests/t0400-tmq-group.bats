@@ -263,7 +263,7 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 @test "usage errors" {
 	make_group
 	run --separate-stderr tmq-group
-	assert_usage_error tmq-group "missing command (list, describe, rebalance, reset or delete)"
+	assert_usage_error tmq-group "missing command (list, describe, rebalance, reset, delete or wait)"
 	run --separate-stderr tmq-group frob G
 	assert_usage_error tmq-group "'frob': unknown command"
 	run --separate-stderr tmq-group describe
@@ -1032,9 +1032,15 @@ check_shared() {
 	stop_py py
 	stop_bg tmq
 	check_shared
-	# The library made the group: no topic recorded.
-	run --separate-stderr tmq-group describe G
-	assert_fails_with "tmq-group: G: the group's topic is not recorded: name it with -t"
+	# The library made the group: its definition records no topic, but
+	# the tmq member, which read ev, kept it beside the log
+	# (grouptopic.h), and describe needs no -t.
+	run grep -c '"topic"' "$TMQ_ROOT/--group--G.twc"
+	assert_output 0
+	[ "$(cat "$TMQ_ROOT/--group--G/.tmq/topic")" = ev ]
+	run --separate-stderr tmq-group describe --json G
+	assert_success
+	[[ $output == '{"group":"G","topic":"ev",'* ]]
 }
 
 @test "tmq member first (it makes the group), then a library member: one group, each message once" {
@@ -1311,7 +1317,7 @@ tmq-group: write error on standard output"
 	run --separate-stderr tmq-group describe G -P 1
 	assert_usage_error tmq-group "-P is for reset, not describe"
 	run --separate-stderr tmq-group rebalance G -t ev
-	assert_usage_error tmq-group "-t is for describe and reset, not rebalance"
+	assert_usage_error tmq-group "-t is for describe, reset and wait, not rebalance"
 	run --separate-stderr tmq-group --max-lag 3 list
 	assert_usage_error tmq-group "--max-lag is for describe, not list"
 }

@@ -366,6 +366,15 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 		case TMQ_POS_TIME:
 			rc = tmq_lr_seek_time(&s->lr, p->t, e);
 			break;
+		case TMQ_POS_PAIRS:
+			/* A named partition goes where --from OFFSET would
+			 * take it, through the same seek; the others start
+			 * as without --from. */
+			if (tmq_position_offset_of(p, s->partition, &end))
+				rc = tmq_consumer_seek_source(c, i, end, e);
+			else
+				rc = tmq_lr_seek(&s->lr, 0, NULL, e);
+			break;
 		}
 		if (rc < 0)
 			tmq_consumer_fail_source(c, i, e);

@@ -21,7 +21,8 @@ tmq_timespec_is_duration(const char *s)
 }
 
 static int
-duration(const char *s, double *secs, struct tmq_error *e)
+duration(const char *s, double *secs, const char *toolong,
+    struct tmq_error *e)
 {
 	const char *d = *s == '-' ? s + 1 : s;
 	size_t n = strlen(d);
@@ -31,8 +32,8 @@ duration(const char *s, double *secs, struct tmq_error *e)
 	for (i = 0; i + 1 < n; i++) {
 		v = v * 10 + (d[i] - '0');
 		if (v > MAX_AGO)
-			return tmq_fail(e, "'%s': too long ago (at most 100 "
-			    "years)", s);
+			return tmq_fail(e, "'%s': %s (at most 100 years)", s,
+			    toolong);
 	}
 	switch (d[n - 1]) {
 	case 's': unit = 1; break;
@@ -41,7 +42,7 @@ duration(const char *s, double *secs, struct tmq_error *e)
 	default: unit = 86400; break;
 	}
 	if (v * unit > MAX_AGO)
-		return tmq_fail(e, "'%s': too long ago (at most 100 years)", s);
+		return tmq_fail(e, "'%s': %s (at most 100 years)", s, toolong);
 	*secs = v * unit;
 	return 0;
 }
@@ -72,7 +73,7 @@ tmq_timespec_parse(const char *s, double now, double *t, struct tmq_error *e)
 	if (tmq_timespec_is_duration(s)) {
 		double ago;
 
-		if (duration(s, &ago, e) < 0)
+		if (duration(s, &ago, "too long ago", e) < 0)
 			return -1;
 		*t = now - ago;
 		return 0;
@@ -92,4 +93,20 @@ tmq_timespec_parse(const char *s, double now, double *t, struct tmq_error *e)
 		return tmq_fail(e, "'%s': bad time (want %s)", s,
 		    TMQ_TIMESPEC_WANT);
 	return 0;
+}
+
+int
+tmq_duration_parse(const char *s, double *secs, struct tmq_error *e)
+{
+	if (*s != '-' && tmq_timespec_is_duration(s))
+		return duration(s, secs, "too long", e);
+	if (seconds(s)) {
+		*secs = strtod(s, NULL);
+		if (*secs > MAX_AGO)
+			return tmq_fail(e, "'%s': too long (at most 100 years)",
+			    s);
+		return 0;
+	}
+	return tmq_fail(e, "'%s': bad duration (want seconds, or a number "
+	    "and s, m, h or d: 90s, 10m, 2h, 1d)", s);
 }

@@ -19,5 +19,8 @@ int tmq_timespec_parse(const char *s, double now, double *t,
     struct tmq_error *e);
 /* 1 when s has the shape of a duration ago ("1h", "-7d"). */
 int tmq_timespec_is_duration(const char *s);
+/* A length of time, as timeout(1) takes it: seconds ("30", "1.5") or
+ * "Ns", "Nm", "Nh", "Nd"; at most 100 years. */
+int tmq_duration_parse(const char *s, double *secs, struct tmq_error *e);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "group.h"
 #include "groupsnapfile.h"
+#include "grouptopic.h"
 #include "message.h"
 #include "names.h"
 #include "partfile.h"
@@ -73,6 +74,18 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 		g->topic = strdup(topic_hint);
 	else if (g->log.group_topic != NULL)
 		g->topic = strdup(g->log.group_topic);
+	else {
+		/* A group the TwainMQ library made: its topic as a tmq tool
+		 * that wrote to it was told it, if one was; a kept name that
+		 * is not a topic's is not taken. */
+		char kept[TMQ_NAME_MAX + 2];
+		struct tmq_error e2;
+
+		if (tmq_group_topic_recall(rootfd, g->log.dirfd, kept,
+		    &e2) == 1)
+			g->topic = strdup(kept);
+	}
+	g->topic_told = topic_hint != NULL && g->log.group_topic == NULL;
 	if (g->topic != NULL) {
 		struct tmq_topic t;
 		struct tmq_error e2;
@@ -350,6 +363,9 @@ tmq_group_write(struct tmq_group *g, uint32_t member, const struct tmq_gmsg *m,
 		if (tmq_appender_open(&g->app, &g->log, 0, e) < 0)
 			return -1;
 		g->app_open = 1;
+		/* (Once a process: a topic told and found in the root.) */
+		if (g->topic_told && g->nparts_known)
+			tmq_group_topic_keep(g->log.dirfd, g->topic);
 	}
 	body = tmq_gmsg_body(m);
 	if (body == NULL)

@@ -29,6 +29,9 @@ struct tmq_group {
 					 * (else TMQ_MAX_PARTITIONS: partition
 					 * numbers at or past it in the log
 					 * are ignored) */
+	/* The topic was told (a hint) for a group whose definition records
+	 * none: kept (grouptopic.h) at the first write to the log. */
+	int topic_told;
 	/* Where to say that a line named partitions that do not exist (set
 	 * after tmq_group_open; NULL: not said). */
 	void (*notice)(void *arg, const char *msg);

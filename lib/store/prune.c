@@ -148,6 +148,8 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 			continue;
 		if (pf->day >= o->before_day)
 			continue;
+		if (o->keep != NULL && o->keep(o->arg, pf, files[i + 1].first))
+			continue;
 		if (!o->dry_run) {
 			if (afd >= 0) {
 				if (renameat(t->dirfd, pf->name, afd, pf->name) < 0 &&

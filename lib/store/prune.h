@@ -2,6 +2,8 @@
 #ifndef TMQ_PRUNE_H
 #define TMQ_PRUNE_H
 
+#include <stdint.h>
+
 #include "error.h"
 #include "partfile.h"
 #include "topic.h"
@@ -10,6 +12,10 @@ struct tmq_prune_opts {
 	unsigned before_day;	/* YYYYMMDD: files of days before it go */
 	const char *archive;	/* move them into this root (DIR/TOPIC/) instead */
 	int dry_run;
+	/* Asked of each file that would go, before it goes, with the offset
+	 * after its last line (the next file's first): nonzero keeps it.
+	 * May be NULL. */
+	int (*keep)(void *arg, const struct tmq_pfile *pf, uint64_t end);
 	/* Called for each file pruned (or that would be). */
 	void (*each)(void *arg, const struct tmq_pfile *pf);
 	void *arg;

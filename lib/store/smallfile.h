@@ -1,0 +1,32 @@
+/* smallfile.h: small files of tmq's own in a root (a group's recorded
+ * topic, tmq-put --follow's state), read whole and written whole.
+ *
+ * Written under a temporary name in the same directory, then renamed over
+ * the old one, so that a reader finds the old file or the new one, never
+ * a mix, whenever the writer is killed.  Read as any file of a root is:
+ * only a regular file, not through a link, never blocking (a FIFO), and
+ * no larger than what the caller would ever write; what it holds is the
+ * caller's to check as strictly as a message. */
+#ifndef TMQ_SMALLFILE_H
+#define TMQ_SMALLFILE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Read dirfd/name whole into buf (at most max bytes; buf has max + 1, and
+ * what is read is NUL-terminated): 1 read, with *n its length; 0 when
+ * there is no such file; -1 when it is there but is not what we write (a
+ * FIFO, a link, longer than max) or cannot be read: e says why, naming
+ * shown. */
+int tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,
+    size_t max, size_t *n, struct tmq_error *e);
+/* Replace dirfd/name with buf[0..n): a temporary file, written (and made
+ * durable with durable set, the directory too), renamed into place. */
+int tmq_small_write(int dirfd, const char *name, const char *shown,
+    const void *buf, size_t n, int durable, struct tmq_error *e);
+/* Remove the temporary files of name that writers killed before their
+ * rename left, a minute old or more (once in a while: it lists dirfd). */
+void tmq_small_sweep(int dirfd, const char *name);
+
+#endif
