@@ -43,6 +43,9 @@ static const struct tmq_option options[] = {
 	{ .lng = "keep-time",
 	    .help = "with -J: keep each record's timestamp, not now",
 	    .flag = &po.keep_time },
+	{ .lng = "keep-offsets",
+	    .help = "with -J: keep each record's partition and offset (and "
+	    "time): skip what is stored, refuse gaps", .flag = &po.keep_offsets },
 	{ .lng = "key", .shrt = 'k', .arg = "KEY", .kind = TMQ_ARG_WORD,
 	    .help = "the key of every message", .str = &po.key },
 	{ .lng = "key-delimiter", .shrt = 'K', .arg = "SEP",
@@ -65,7 +68,8 @@ static const struct tmq_cmd cmd = {
 	.name = "tmq-put",
 	.usage = "[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... "
 	    "TOPIC [MESSAGE...]\n"
-	    "[-0] -J [--keep-time] [--sync] TOPIC [MESSAGE...]",
+	    "[-0] -J [--keep-time | --keep-offsets] [--sync] TOPIC "
+	    "[MESSAGE...]",
 	.summary = "Append messages to a topic: the MESSAGE operands, else one "
 	    "per line of standard input.",
 	.operands = "topic",
@@ -160,6 +164,23 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	return flush(pp);
 }
 
+/* --keep-offsets: what a stopped partition held back. */
+static void
+say_held(const struct tmq_producer *p)
+{
+	unsigned i;
+
+	for (i = 0; i < p->topic->partitions; i++) {
+		const struct tmq_offpart *op = &p->oc.parts[i];
+
+		if (op->stopped && op->held > 0)
+			tmq_warn(&cmd, "%s: partition %u: %llu more record%s "
+			    "not written after offset %llu", p->topic->name, i,
+			    (unsigned long long)op->held, op->held == 1 ? "" :
+			    "s", (unsigned long long)op->stopped_at);
+	}
+}
+
 /* The checks on the options that need them all. */
 static int
 check_usage(struct tmq_producer_opts *o, int nops)
@@ -178,6 +199,8 @@ check_usage(struct tmq_producer_opts *o, int nops)
 		return tmq_usage_error(&cmd, "missing topic");
 	if (o->keep_time && !o->json)
 		return tmq_usage_error(&cmd, "--keep-time needs -J");
+	if (o->keep_offsets && !o->json)
+		return tmq_usage_error(&cmd, "--keep-offsets needs -J");
 	/* A JSON record carries its own key and type. */
 	if (o->json && (o->key != NULL || o->keydelim_arg != NULL ||
 	    o->ptype != TMQ_TEXT || whole))
@@ -285,6 +308,8 @@ main(int argc, char **argv)
 		    '\n', "record") < 0;
 	if (!fatal && flush(&pp) < 0)
 		fatal = 1;
+	if (po.keep_offsets)
+		say_held(&pp.prod);
 	tmq_producer_close(&pp.prod);
 	tmq_topic_close(&t);
 	rc = fatal || pp.bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

@@ -130,3 +130,177 @@ EOF
 	run --separate-stderr tmq-group reset G --to 0=1
 	assert_usage_error tmq-group "--to: '0=1': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 }
+
+# --- tmq-put -J --keep-offsets ------------------------------------------
+
+# The same topic ev in the root $1.
+make_copy() {
+	tmq-topic -d "$1" create "${2:-ev}" -k u32 -p 3
+}
+
+# dump ROOT: every message of ev in ROOT, with its partition, offset, key,
+# time, type and payload.
+same_as_source() {
+	diff <(tmq-dump -J ev) <(tmq-dump -J -d "$1" ev)
+}
+
+@test "put -J --keep-offsets: a copy given twice, cut short and given again, or doubled, ends as its source" {
+	cd "$BATS_TEST_TMPDIR"
+	make_ev
+	local dst=$BATS_TEST_TMPDIR/dst
+	tmq-get -J ev >all.jsonl
+	make_copy "$dst"
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev <all.jsonl
+	assert_success
+	assert_output ""
+	assert_stderr ""
+	same_as_source "$dst"
+	# Given again: each record is the message stored at its offset.
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev <all.jsonl
+	assert_success
+	assert_stderr ""
+	same_as_source "$dst"
+	# Cut short (the first 17 records, every partition part way), then
+	# the whole; and the whole backup twice in one input.
+	local d2=$BATS_TEST_TMPDIR/d2 d3=$BATS_TEST_TMPDIR/d3
+	make_copy "$d2"
+	head -n 17 all.jsonl | tmq-put -d "$d2" -J --keep-offsets ev
+	[ "$(tmq-topic -d "$d2" info --ends ev)" != "$(tmq-topic info --ends ev)" ]
+	tmq-put -d "$d2" -J --keep-offsets ev <all.jsonl
+	same_as_source "$d2"
+	make_copy "$d3"
+	cat all.jsonl all.jsonl | tmq-put -d "$d3" -J --keep-offsets ev
+	same_as_source "$d3"
+	# Without --keep-offsets the same rerun duplicates everything: what
+	# the option is for.
+	tmq-put -d "$d3" -J --keep-time ev <all.jsonl
+	[ "$(tmq-topic -d "$d3" info --ends ev)" = "0=14,1=28,2=18" ]
+}
+
+@test "put -J --keep-offsets: a record below the end that is not the stored message is an error naming both; its partition stops" {
+	cd "$BATS_TEST_TMPDIR"
+	make_ev
+	local dst=$BATS_TEST_TMPDIR/dst
+	tmq-get -J ev >all.jsonl
+	make_copy "$dst"
+	tmq-put -d "$dst" -J --keep-offsets ev <all.jsonl
+	# Partition 1 offset 3 with another payload, then with another time.
+	local rec n
+	rec=$(grep -n '"partition":1,"offset":3,' all.jsonl)
+	n=${rec%%:*}
+	sed "${n}s/\"payload\":\"m\([0-9]*\)\"/\"payload\":\"X\1\"/" all.jsonl >payload.jsonl
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev <payload.jsonl
+	assert_failure 1
+	assert_output ""
+	local held
+	held=$(grep -c '"partition":1,' all.jsonl)
+	held=$((held - 4))
+	assert_equal "$stderr" "tmq-put: ev: record $n: partition 1 offset 3 holds another message: the payloads differ from byte 0 (2 bytes there, 2 in the record): nothing more is written to it
+tmq-put: ev: partition 1: $held more records not written after offset 3"
+	sed "${n}s/\"timestamp\":[0-9.]*/\"timestamp\":1000/" all.jsonl >time.jsonl
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev <time.jsonl
+	assert_failure 1
+	[[ $stderr == "tmq-put: ev: record $n: partition 1 offset 3 holds another message: timestamp "*" there, 1000.0 in the record: nothing more is written to it"* ]]
+	same_as_source "$dst"
+	# A stopped partition does not stop the others: a new record of
+	# partition 0 after the bad one still goes in.
+	local p0 ends0
+	ends0=$(tmq-topic -d "$dst" info --ends ev | cut -d, -f1)
+	{ cat payload.jsonl
+	  printf '{"partition":0,"offset":%s,"key":%s,"timestamp":1000,"payload":"new"}\n' \
+	      "${ends0#0=}" "$(for k in $(seq 1 60); do [ "$(tmq-topic partition ev $k)" = 0 ] && echo $k && break; done)"
+	} | tmq-put -d "$dst" -J --keep-offsets ev 2>/dev/null && false
+	p0=$(tmq-get -d "$dst" -P 0 -F '%s\n' --from -1 ev)
+	assert_equal "$p0" new
+}
+
+@test "put -J --keep-offsets: a gap is refused and nothing after it is written to that partition" {
+	cd "$BATS_TEST_TMPDIR"
+	make_ev
+	local dst=$BATS_TEST_TMPDIR/dst
+	tmq-get -J ev >all.jsonl
+	make_copy "$dst"
+	# Offset 2 of partition 0 lost on the way.
+	local n
+	n=$(grep -n '"partition":0,"offset":3,' all.jsonl | cut -d: -f1)
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev < <(grep -v '"partition":0,"offset":2,' all.jsonl)
+	assert_failure 1
+	n=$((n - 1))	# (one line fewer before it)
+	assert_equal "$stderr" "tmq-put: ev: record $n: partition 0 offset 3 would leave a gap after its end (2): nothing more is written to it
+tmq-put: ev: partition 0: 3 more records not written after offset 3"
+	assert_equal "$(tmq-topic -d "$dst" info --ends ev)" "0=2,1=14,2=9"
+	# The gap filled, the rerun completes the copy.
+	tmq-put -d "$dst" -J --keep-offsets ev <all.jsonl
+	same_as_source "$dst"
+}
+
+@test "put -J --keep-offsets: a record of another partition than its key's, or without partition, offset or time, is refused" {
+	cd "$BATS_TEST_TMPDIR"
+	make_ev
+	local dst=$BATS_TEST_TMPDIR/dst p
+	make_copy "$dst"
+	p=$(tmq-topic partition ev 1)
+	local other=$(( (p + 1) % 3 ))
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev \
+	    "{\"partition\":$other,\"offset\":0,\"key\":1,\"timestamp\":1000,\"payload\":\"a\"}" \
+	    '{"offset":0,"key":1,"timestamp":1000,"payload":"a"}' \
+	    "{\"partition\":$p,\"key\":1,\"timestamp\":1000,\"payload\":\"a\"}" \
+	    "{\"partition\":$p,\"offset\":0,\"key\":1,\"payload\":\"a\"}" \
+	    "{\"partition\":$p,\"offset\":-1,\"key\":1,\"timestamp\":1000,\"payload\":\"a\"}" \
+	    "{\"partition\":\"$p\",\"offset\":0,\"key\":1,\"timestamp\":1000,\"payload\":\"a\"}" \
+	    "{\"partition\":$p,\"offset\":0,\"key\":1,\"timestamp\":1000,\"payload\":\"ok\"}"
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: message 1: partition $other is not the one its key picks in ev ($p of 3)
+tmq-put: ev: message 2: no partition (--keep-offsets)
+tmq-put: ev: message 3: no offset (--keep-offsets)
+tmq-put: ev: message 4: no timestamp (--keep-offsets)
+tmq-put: ev: message 5: offset: not an offset
+tmq-put: ev: message 6: partition: not a partition number"
+	run tmq-get -d "$dst" -F '%p %o %s\n' ev
+	assert_output "$p 0 ok"
+	run --separate-stderr tmq-put --keep-offsets ev a
+	assert_usage_error tmq-put "--keep-offsets needs -J"
+}
+
+# A mirror: tmq-get -J -f from the copy's ends, into tmq-put -J
+# --keep-offsets, run in its own process group so that a kill takes it
+# whole.
+start_mirror() {
+	setsid bash -c 'exec tmq-get -J -f --from "$(tmq-topic -d "$1" info --ends ev)" ev |
+	    tmq-put -d "$1" -J --keep-offsets ev' _ "$1" 2>>mirror.err &
+	echo $! >mirror.pid
+}
+
+# copied ROOT: how many messages ev has in ROOT.
+copied() {
+	tmq-topic -d "$1" info --ends ev | tr , '\n' | awk -F= '{ n += $2 } END { print n + 0 }'
+}
+
+@test "a mirror killed (KILL) at random moments and restarted ends exactly as its source, offsets included" {
+	cd "$BATS_TEST_TMPDIR"
+	tmq-topic create ev -k u32 -p 3
+	local dst=$BATS_TEST_TMPDIR/dst i th
+	make_copy "$dst"
+	export -f copied
+	# 6000 messages to start with, more put while the mirror runs.
+	seq 1 6000 | awk '{ print ($1 % 97) ":m" $1 }' | tmq-put -K: ev
+	( for i in $(seq 1 20); do
+		seq 1 100 | awk -v b="$i" '{ print ($1 % 89) ":late" b "-" $1 }' | tmq-put -K: ev
+	  done ) &
+	local writer=$!
+	# Five kills, each once the copy has reached a random count.
+	for th in $(for i in 1 2 3 4 5; do echo $((RANDOM % 6000 + 1)); done | sort -n); do
+		start_mirror "$dst"
+		wait_for bash -c '[ "$(copied "$1")" -ge "$2" ]' _ "$dst" "$th"
+		kill -KILL -- "-$(cat mirror.pid)"
+		wait_for gone "$(cat mirror.pid)"
+	done
+	wait "$writer"
+	# The last run, once (no -f): to the end.
+	tmq-get -J --from "$(tmq-topic -d "$dst" info --ends ev)" ev |
+	    tmq-put -d "$dst" -J --keep-offsets ev
+	run cat mirror.err
+	assert_output ""
+	assert_equal "$(copied "$dst")" 8000
+	same_as_source "$dst"
+}

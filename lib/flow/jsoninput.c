@@ -164,6 +164,30 @@ get_key(const struct tmq_topic *t, const char *s, size_t n,
 	}
 }
 
+/* "partition" and "offset": whole numbers, as tmq-get -J and kcat -J
+ * print them. */
+static int
+get_offsets(struct json_object *o, struct tmq_jsonmsg *m, struct tmq_error *e)
+{
+	struct json_object *f;
+	int64_t v;
+
+	if (!json_object_object_get_ex(o, "partition", &f) || f == NULL)
+		return tmq_fail(e, "no partition (--keep-offsets)");
+	if (!json_object_is_type(f, json_type_int) ||
+	    (v = json_object_get_int64(f)) < 0 || v >= TMQ_MAX_PARTITIONS)
+		return tmq_fail(e, "partition: not a partition number");
+	m->partition = (unsigned)v;
+	if (!json_object_object_get_ex(o, "offset", &f) || f == NULL)
+		return tmq_fail(e, "no offset (--keep-offsets)");
+	/* (json-c keeps what is past INT64_MAX apart: refused with it.) */
+	if (!json_object_is_type(f, json_type_int) ||
+	    (v = json_object_get_int64(f)) < 0 || v == INT64_MAX)
+		return tmq_fail(e, "offset: not an offset");
+	m->offset = (uint64_t)v;
+	return 0;
+}
+
 int
 tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
     const char *s, size_t n, struct tmq_jsonmsg *m, struct tmq_error *e)
@@ -216,6 +240,9 @@ tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
 	    m->ts >= 253402214400.0))
 		return tmq_fail(e, "timestamp: out of range (1970 to "
 		    "9999-12-30)");
+
+	if (j->want_offsets && get_offsets(o, m, e) < 0)
+		return -1;
 
 	if (json_object_object_get_ex(o, "type", &ty) && ty != NULL) {
 		if (!json_object_is_type(ty, json_type_string))

@@ -1,12 +1,14 @@
 /* jsoninput.h: one message from one JSON object, the shape tmq-get -J and
  * tmq-dump -J print (key, type, payload as text, base64 bytes or a typed
  * object, timestamp in seconds) or kcat -J prints (key, payload as text or
- * null, ts in milliseconds).  What a message does not need (topic,
- * partition, offset, kcat's tstype and broker) is ignored. */
+ * null, ts in milliseconds).  What a message does not need (topic, kcat's
+ * tstype and broker) is ignored, and so are partition and offset unless
+ * they are asked for (tmq-put -J --keep-offsets). */
 #ifndef TMQ_JSONINPUT_H
 #define TMQ_JSONINPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "keys.h"
@@ -19,6 +21,9 @@ struct tmq_jsonin {
 	struct json_object *obj;	/* the last object parsed */
 	unsigned char *buf;		/* decoded text or bytes */
 	size_t cap;
+	/* Set by the caller: each object must carry its partition and
+	 * offset, whole numbers (tmq_jsonmsg's partition, offset). */
+	int want_offsets;
 };
 
 struct tmq_jsonmsg {
@@ -30,6 +35,9 @@ struct tmq_jsonmsg {
 	 * that tmq-get -J could not print as itself (see printer.c), to be
 	 * put back as written. */
 	int as_text;
+	/* With want_offsets: where the message stands in its source. */
+	unsigned partition;
+	uint64_t offset;
 };
 
 int tmq_jsonin_init(struct tmq_jsonin *j, struct tmq_error *e);

@@ -71,6 +71,11 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 			tmq_producer_close(p);
 			return -1;
 		}
+		p->half[i].jin.want_offsets = o->json && o->keep_offsets;
+	}
+	if (o->json && o->keep_offsets && tmq_offcopy_init(&p->oc, t, e) < 0) {
+		tmq_producer_close(p);
+		return -1;
 	}
 	if (tmq_appender_open(&p->app, t, o->sync, e) < 0) {
 		tmq_producer_close(p);
@@ -153,7 +158,18 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		key = jm.key;
 		r->partition = tmq_partition_of(t->key_width, key,
 		    t->partitions);
-		if (p->o.keep_time) {
+		if (p->o.keep_offsets) {
+			if (jm.partition != r->partition)
+				return tmq_fail(e, "partition %u is not the one "
+				    "its key picks in %s (%u of %u)",
+				    jm.partition, t->name, r->partition,
+				    t->partitions);
+			if (!jm.has_ts)
+				return tmq_fail(e, "no timestamp "
+				    "(--keep-offsets)");
+			r->offset = jm.offset;
+		}
+		if (p->o.keep_time || p->o.keep_offsets) {
 			if (!jm.has_ts)
 				return tmq_fail(e, "no timestamp (--keep-time)");
 			ts = jm.ts;
@@ -210,6 +226,15 @@ encode_half(void *arg)
 	}
 }
 
+static int
+flush_appender(void *arg, struct tmq_error *e)
+{
+	struct tmq_producer *p = arg;
+
+	return tmq_appender_pending(&p->app) > 0 ?
+	    tmq_appender_flush(&p->app, e) : 0;
+}
+
 /* Encode the batch, then queue its lines in input order. */
 static int
 process(struct tmq_producer *p, struct tmq_error *e)
@@ -237,6 +262,23 @@ process(struct tmq_producer *p, struct tmq_error *e)
 			if (p->o.reject != NULL)
 				p->o.reject(p->o.arg, r->recno, r->err);
 			continue;
+		}
+		if (p->o.keep_offsets) {
+			struct tmq_error re;
+			int rc = tmq_offcopy_place(&p->oc, r->partition,
+			    r->offset, h->out + r->line_at, r->line_len,
+			    flush_appender, p, &re);
+
+			if (rc < 0) {
+				*e = re;
+				return -1;
+			}
+			if (rc == TMQ_OFF_SKIP)
+				p->skipped++;
+			if (rc == TMQ_OFF_REFUSE && p->o.reject != NULL)
+				p->o.reject(p->o.arg, r->recno, re.msg);
+			if (rc != TMQ_OFF_APPEND)
+				continue;
 		}
 		if (tmq_appender_add(&p->app, r->partition, h->out + r->line_at,
 		    r->line_len, e) < 0)
@@ -289,6 +331,8 @@ tmq_producer_close(struct tmq_producer *p)
 
 	tmq_par_free(&p->par);
 	tmq_appender_close(&p->app);
+	if (p->oc.parts != NULL)
+		tmq_offcopy_free(&p->oc);
 	for (i = 0; i < 2; i++) {
 		if (p->half[i].ready)
 			tmq_codec_free(&p->half[i].codec);

@@ -9,6 +9,7 @@
 #include "appender.h"
 #include "jsoninput.h"
 #include "message.h"
+#include "offsetcopy.h"
 #include "parallel.h"
 #include "payload.h"
 #include "topic.h"
@@ -23,6 +24,9 @@ struct tmq_producer_opts {
 	int sync;		/* --sync */
 	int json;		/* -J: each record a JSON object (jsoninput.h) */
 	int keep_time;		/* --keep-time: its timestamp, not now */
+	/* --keep-offsets (with json): each record's partition and offset
+	 * kept, its timestamp too (offsetcopy.h). */
+	int keep_offsets;
 	/* Told of each record refused, in input order. */
 	void (*reject)(void *arg, unsigned long recno, const char *msg);
 	void *arg;
@@ -33,6 +37,7 @@ struct tmq_prec {			/* one queued record */
 	unsigned long recno;
 	int ok;
 	unsigned partition;
+	uint64_t offset;		/* --keep-offsets */
 	size_t line_at, line_len;	/* in its half's output */
 	char err[256];
 };
@@ -62,6 +67,8 @@ struct tmq_producer {
 	char *arena;
 	size_t arena_len, arena_cap;
 	unsigned long written;	/* messages queued so far */
+	unsigned long skipped;	/* --keep-offsets: stored there already */
+	struct tmq_offcopy oc;	/* --keep-offsets */
 };
 
 int tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
