@@ -1,11 +1,13 @@
 /* tmq-put: append messages from the arguments or standard input. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "follow.h"
 #include "grow.h"
 #include "keys.h"
 #include "names.h"
@@ -17,6 +19,8 @@
 /* What the options set. */
 static struct tmq_producer_opts po;
 static const char *root, **files;	/* --file names, in argv */
+static const char *follow;		/* --follow FILE */
+static volatile sig_atomic_t stop;	/* SIGTERM, SIGINT with --follow */
 static size_t nfiles, files_cap;
 static int whole, null, bytes;
 
@@ -57,6 +61,9 @@ static const struct tmq_option options[] = {
 	{ .lng = "type", .shrt = 'T', .arg = "NAME", .kind = TMQ_ARG_TYPE,
 	    .help = "typed messages of type NAME: each record a JSON object",
 	    .str = &po.type_name },
+	{ .lng = "follow", .arg = "FILE", .kind = TMQ_ARG_FILE,
+	    .help = "put each line added to FILE, following it as tail -F, "
+	    "and go on where the last run stopped", .str = &follow },
 	{ .lng = "sync",
 	    .help = "make each batch durable (fdatasync) before reading on",
 	    .flag = &po.sync },
@@ -69,7 +76,9 @@ static const struct tmq_cmd cmd = {
 	.usage = "[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... "
 	    "TOPIC [MESSAGE...]\n"
 	    "[-0] -J [--keep-time | --keep-offsets] [--sync] TOPIC "
-	    "[MESSAGE...]",
+	    "[MESSAGE...]\n"
+	    "[-0] [-k KEY | -K SEP | -J] [-b | -T NAME] [--sync] --follow FILE "
+	    "TOPIC",
 	.summary = "Append messages to a topic: the MESSAGE operands, else one "
 	    "per line of standard input.",
 	.operands = "topic",
@@ -164,6 +173,93 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	return flush(pp);
 }
 
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+follow_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	tmq_warn(&cmd, "%s", msg);
+}
+
+/* How many records a batch holds at most: what is put, then confirmed
+ * (the state saved); a KILL repeats at most one batch. */
+#define FOLLOW_BATCH 512
+
+/* --follow FILE: each record added to FILE, and how far they were taken,
+ * saved once they are written. */
+static int
+put_follow(struct put *pp, const struct tmq_topic *t)
+{
+	struct tmq_follow f;
+	struct tmq_error e;
+	struct sigaction sa;
+	const char *rec;
+	size_t n;
+	unsigned long recno = 0, batch = 0;
+	int rc;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;	/* (no SA_RESTART: a wait ends) */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pp->what = "line";
+	if (tmq_follow_open(&f, t, follow, null ? '\0' : '\n',
+	    TMQ_PAYLOAD_MAX, follow_notice, NULL, &e) < 0)
+		return tmq_report(&cmd, &e), -1;
+	rc = 0;
+	while (!stop && rc == 0) {
+		int r = tmq_follow_next(&f, &rec, &n, &e);
+
+		if (r < 0) {
+			tmq_report(&cmd, &e);
+			rc = -1;
+			break;
+		}
+		if (r == TMQ_FOLLOW_RECORD) {
+			if (put_one(pp, rec, n, ++recno) < 0)
+				rc = -1;
+			else if (++batch < FOLLOW_BATCH)
+				continue;
+		} else if (r == TMQ_FOLLOW_TOOLONG) {
+			tmq_warn(&cmd, "%s: %s: a line longer than %u bytes "
+			    "skipped", t->name, follow, TMQ_PAYLOAD_MAX);
+			pp->bad = 1;
+			continue;
+		}
+		if (rc < 0)
+			break;
+		/* A batch, or all there is for now: written, then kept. */
+		if (flush(pp) < 0) {
+			rc = -1;
+			break;
+		}
+		if (tmq_follow_save(&f, &e) < 0) {
+			tmq_report(&cmd, &e);
+			rc = -1;
+			break;
+		}
+		batch = 0;
+		if (r == TMQ_FOLLOW_WAIT && !stop &&
+		    tmq_follow_wait(&f, 1000, &e) < 0) {
+			tmq_report(&cmd, &e);
+			rc = -1;
+		}
+	}
+	/* Stopped: what was taken is written and kept, so that the next run
+	 * repeats nothing. */
+	if (rc == 0 && (flush(pp) < 0 || (tmq_follow_save(&f, &e) < 0 &&
+	    (tmq_report(&cmd, &e), 1))))
+		rc = -1;
+	tmq_follow_close(&f);
+	return rc;
+}
+
 /* --keep-offsets: what a stopped partition held back. */
 static void
 say_held(const struct tmq_producer *p)
@@ -230,6 +326,11 @@ check_usage(struct tmq_producer_opts *o, int nops)
 		return tmq_usage_error(&cmd, "-l takes no MESSAGE operands");
 	if (null && whole)
 		return tmq_usage_error(&cmd, "-0 and -l do not go together");
+	if (follow != NULL && (whole || nfiles > 0 || nops > 1))
+		return tmq_usage_error(&cmd, "--follow does not go with -l, -F "
+		    "or MESSAGE operands");
+	if (follow != NULL && *follow == '\0')
+		return tmq_usage_error(&cmd, "--follow: empty file name");
 	return 0;
 }
 
@@ -281,7 +382,9 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (argc - optind > 1) {
+	if (follow != NULL)
+		fatal = put_follow(&pp, &t) < 0;
+	else if (argc - optind > 1) {
 		pp.what = "message";
 		for (i = optind + 1; i < argc && !fatal; i++)
 			fatal = put_one(&pp, argv[i], strlen(argv[i]),

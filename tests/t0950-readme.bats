@@ -37,6 +37,7 @@ load test_helper
 	assert_output --partial 'restored exactly'
 	assert_output --partial 'copied exactly'
 	assert_output --partial 'mirrored exactly'
+	assert_output --partial 'followed: GET /a,GET /b,GET /c,GET /d'
 	assert_output --partial 'the loaders have the batch'
 	assert_output --partial '{"topic":"u32t","partition":0,"offset":0,"key":0,"timestamp":1795597235.271,"type":"str","payload":"{\"json\": [1,2,3]} 748175"}'
 	grep -aq 'handled {"user":"ann","event":"login"}' handled.log

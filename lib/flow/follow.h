@@ -1,0 +1,81 @@
+/* follow.h: tmq-put --follow FILE: the records of a growing file, followed
+ * by name as tail -F follows it, and how far they were taken, kept across
+ * restarts.
+ *
+ * The file is followed by name: when the name comes to stand for another
+ * file (rotated: renamed and made anew), what the old one still holds is
+ * read to its end first, its last line even without its newline; when the
+ * file shrinks below what was read (truncated: copied and truncated), it is
+ * read again from its start.  How far it was taken (the file's device and
+ * inode, and the byte after the last record taken) is kept in the topic's
+ * .tmq/ directory (tmq-format(5), Files of tmq's own), written whole
+ * (temporary name, then rename) by tmq_follow_save, which the caller calls
+ * once what it took is written.  A restart goes on from there: in the same
+ * file, or, when the name now stands for another, first in the old one if
+ * it is still in the directory under another name (logrotate's FILE.1). */
+#ifndef TMQ_FOLLOW_H
+#define TMQ_FOLLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "topic.h"
+#include "watch.h"
+
+enum {
+	TMQ_FOLLOW_RECORD = 1,	/* a record: rec, n */
+	TMQ_FOLLOW_WAIT = 2,	/* nothing more now: save, then wait */
+	TMQ_FOLLOW_TOOLONG = 3	/* a record over the limit was skipped */
+};
+
+struct tmq_follow {
+	char *path;		/* as given, for messages */
+	char *abspath;		/* what the state names */
+	char *base;		/* its last component */
+	int dirfd;		/* its directory */
+	int fd;			/* the file being read, or -1 (not there yet) */
+	dev_t dev;
+	ino_t ino;
+	int old;		/* fd is a rotated file: its end is final */
+	uint64_t off;		/* the byte after the last record taken */
+	char *buf;		/* read from off on, not yet a whole record */
+	size_t len, cap, scan;
+	size_t consumed;	/* bytes of the record returned last */
+	int delim;		/* '\n' or '\0' */
+	size_t max;		/* longest record */
+	int skipping;		/* inside a record over max */
+	int statedir;		/* the topic's .tmq */
+	char statename[48];
+	dev_t sdev;		/* as last saved */
+	ino_t sino;
+	uint64_t soff;
+	int saved;
+	int said_missing;
+	struct tmq_watch w;
+	void (*notice)(void *, const char *);
+	void *arg;
+};
+
+/* Follow path for topic t (delim ends each record; records longer than
+ * max are skipped), from where the state kept for it says, else from the
+ * file's start.  notice is told of what a user of tail -F is told: the
+ * file truncated, replaced, not there yet. */
+int tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
+    const char *path, int delim, size_t max,
+    void (*notice)(void *, const char *), void *arg, struct tmq_error *e);
+/* The next record (without its delimiter; valid until the next call), or
+ * TMQ_FOLLOW_WAIT when there is none yet, or -1. */
+int tmq_follow_next(struct tmq_follow *f, const char **rec, size_t *n,
+    struct tmq_error *e);
+/* Keep how far the records returned so far were taken (once they are
+ * written), when that changed since the last save. */
+int tmq_follow_save(struct tmq_follow *f, struct tmq_error *e);
+/* Sleep until the file or its directory changes, timeout_ms passes or a
+ * signal comes. */
+int tmq_follow_wait(struct tmq_follow *f, int timeout_ms,
+    struct tmq_error *e);
+void tmq_follow_close(struct tmq_follow *f);
+
+#endif
