@@ -117,16 +117,37 @@ static size_t
 repr_fixed(double t, char *buf, size_t bufsz)
 {
 	typedef unsigned __int128 u128;
+	static const char two[] =
+	    "0001020304050607080910111213141516171819"
+	    "2021222324252627282930313233343536373839"
+	    "4041424344454647484950515253545556575859"
+	    "6061626364656667686970717273747576777879"
+	    "8081828384858687888990919293949596979899";
+	static const unsigned char start[53] = { 0, 0, 0, 0, 1, 1, 1, 2, 2, 2,
+	    3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9,
+	    9, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14,
+	    15, 15, 15 };
 	uint64_t m, ip, fm, p10 = 1;
-	int ex, e, k, n;
+	int ex, e, k, k0, n;
 
 	if (!(t >= 1 && t < 9007199254740992.0))
 		return 0;
-	m = (uint64_t)ldexp(frexp(t, &ex), 53);	/* t = m * 2^(ex-53) */
+	memcpy(&m, &t, 8);			/* t = m * 2^(ex-53) */
+	ex = (int)(m >> 52 & 0x7ff) - 1022;
+	m = (m & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
 	e = 53 - ex;				/* 0..52 */
 	ip = m >> e;
 	fm = e > 0 ? m & ((UINT64_C(1) << e) - 1) : 0;
-	for (k = 0; k <= 17; k++, p10 *= 10) {
+	/* Decimals of k0 = start[e] digits, 10^k0 < 2^e, are further apart
+	 * than t's neighbours: at most one of them (and of any shorter ones,
+	 * which are such decimals too) reads back, the nearest.  So no D of
+	 * fewer than k0 decimals reads back unless the nearest of k0 does and
+	 * ends in zeros; start there (tmq's own times, in microseconds, then
+	 * take one step, not seven). */
+	k0 = start[e];
+	for (k = 0; k < k0; k++)
+		p10 *= 10;
+	for (k = k0; k <= 17; k++, p10 *= 10) {
 		u128 num = (u128)fm * p10, q = num >> e, r, half, d;
 
 		if (e > 0) {
@@ -139,20 +160,41 @@ repr_fixed(double t, char *buf, size_t bufsz)
 		d = (q << e) < num ? num - (q << e) : (q << e) - num;
 		if (2 * d < p10) {
 			uint64_t ipart = ip, frac = (uint64_t)q;
+			char tmp[48];
+			int w = 48, dg;
 
 			if (frac == p10) {	/* rounded up to the next integer */
 				ipart++;
 				frac = 0;
 				k = 0;
 			}
+			while (k > 0 && frac % 10 == 0) {	/* the shortest */
+				frac /= 10;
+				k--;
+			}
+			/* ipart.frac, frac in k digits (tmq-get -J writes one
+			 * a message: no snprintf). */
 			if (k == 0)
-				n = snprintf(buf, bufsz, "%llu.0",
-				    (unsigned long long)ipart);
-			else
-				n = snprintf(buf, bufsz, "%llu.%0*llu",
-				    (unsigned long long)ipart, k,
-				    (unsigned long long)frac);
-			return n > 0 && (size_t)n < bufsz ? (size_t)n : 0;
+				tmp[--w] = '0';
+			for (dg = k; dg >= 2; dg -= 2, frac /= 100) {
+				w -= 2;
+				memcpy(tmp + w, two + 2 * (frac % 100), 2);
+			}
+			if (dg == 1)
+				tmp[--w] = (char)('0' + frac % 10);
+			tmp[--w] = '.';
+			for (; ipart >= 10; ipart /= 100) {
+				w -= 2;
+				memcpy(tmp + w, two + 2 * (ipart % 100), 2);
+			}
+			if (ipart > 0)		/* an odd digit left */
+				tmp[--w] = (char)('0' + ipart);
+			n = 48 - w;
+			if ((size_t)n >= bufsz)
+				return 0;
+			memcpy(buf, tmp + w, (size_t)n);
+			buf[n] = '\0';
+			return (size_t)n;
 		}
 	}
 	return 0;

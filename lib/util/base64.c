@@ -1,40 +1,52 @@
-/* base64.c: base64 encoding straight onto a stdio stream, and decoding. */
+/* base64.c: base64 encoding into a buffer or onto a stdio stream, and
+ * decoding. */
 #include "base64.h"
 
 static const char b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-void
-tmq_base64_write(FILE *f, const unsigned char *s, size_t n)
+size_t
+tmq_base64_encode(char *out, const unsigned char *s, size_t n)
 {
-	char out[4];
-	size_t i;
+	size_t i, o = 0;
 
 	for (i = 0; i + 3 <= n; i += 3) {
 		unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 |
 		    s[i + 2];
 
-		out[0] = b64[v >> 18];
-		out[1] = b64[v >> 12 & 63];
-		out[2] = b64[v >> 6 & 63];
-		out[3] = b64[v & 63];
-		fwrite(out, 1, 4, f);
+		out[o++] = b64[v >> 18];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = b64[v >> 6 & 63];
+		out[o++] = b64[v & 63];
 	}
 	if (n - i == 1) {
 		unsigned v = (unsigned)s[i] << 16;
 
-		out[0] = b64[v >> 18];
-		out[1] = b64[v >> 12 & 63];
-		out[2] = out[3] = '=';
-		fwrite(out, 1, 4, f);
+		out[o++] = b64[v >> 18];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = '=';
+		out[o++] = '=';
 	} else if (n - i == 2) {
 		unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8;
 
-		out[0] = b64[v >> 18];
-		out[1] = b64[v >> 12 & 63];
-		out[2] = b64[v >> 6 & 63];
-		out[3] = '=';
-		fwrite(out, 1, 4, f);
+		out[o++] = b64[v >> 18];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = b64[v >> 6 & 63];
+		out[o++] = '=';
+	}
+	return o;
+}
+
+void
+tmq_base64_write(FILE *f, const unsigned char *s, size_t n)
+{
+	char out[4 * 1024];
+	size_t i, k;
+
+	/* In whole groups of three, so that only the last is padded. */
+	for (i = 0; i < n; i += k) {
+		k = n - i < 3 * 1024 ? n - i : 3 * 1024;
+		fwrite(out, 1, tmq_base64_encode(out, s + i, k), f);
 	}
 }
 

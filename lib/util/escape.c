@@ -1,5 +1,9 @@
 /* escape.c: escaping for terminals and JSON (see escape.h). */
+#include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "escape.h"
 
@@ -106,33 +110,145 @@ tmq_escape_name(const char *name, char *buf, size_t sz)
 	return buf;
 }
 
+/* What a byte becomes in a JSON string: 0 itself, 1 a \u00XX escape, else
+ * the letter of its two-character escape. */
+static const unsigned char json_class[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 'b', 't', 'n', 1, 'f', 'r', 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, '"', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '\\', 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+};
+
+/* One byte's escape at out: its length. */
+static size_t
+escape_byte(char *out, unsigned char c)
+{
+	unsigned char k = json_class[c];
+
+	out[0] = '\\';
+	if (k != 1) {
+		out[1] = (char)k;
+		return 2;
+	}
+	out[1] = 'u';
+	out[2] = '0';
+	out[3] = '0';
+	out[4] = hex[c >> 4];
+	out[5] = hex[c & 15];
+	return 6;
+}
+
+#ifdef __SSE2__
+/* Which of the 16 bytes at s need an escape (a control, '"', '\\' or
+ * DEL), a bit each. */
+static unsigned
+specials(__m128i x)
+{
+	const __m128i sign = _mm_set1_epi8((char)0x80);
+
+	/* Unsigned x < 0x20 as a signed compare, both sides flipped. */
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x,
+	    _mm_set1_epi8('\\'))), _mm_or_si128(_mm_cmpeq_epi8(x,
+	    _mm_set1_epi8(0x7f)), _mm_cmplt_epi8(_mm_xor_si128(x, sign),
+	    _mm_set1_epi8((char)(0x20 ^ 0x80))))));
+}
+
+size_t
+tmq_escape_json_buf(char *out, const unsigned char *s, size_t n)
+{
+	size_t i = 0, o = 0, pos, rest;
+	unsigned bits, j;
+
+	/* Sixteen bytes a step, copied whole; each that needs an escape is
+	 * escaped in place, and what follows it in the block copied again
+	 * after it, so that JSON text held in a string (an escape every few
+	 * bytes) costs one look a block.  A copy may write past what is
+	 * kept, never past 6n. */
+	while (n - i >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)
+		    (s + i));
+
+		_mm_storeu_si128((__m128i *)(void *)(out + o), x);
+		if ((bits = specials(x)) == 0) {
+			i += 16;
+			o += 16;
+			continue;
+		}
+		for (pos = 0; bits != 0; bits &= bits - 1) {
+			j = (unsigned)__builtin_ctz(bits);
+			o += j - pos;
+			o += escape_byte(out + o, s[i + j]);
+			pos = j + 1;
+			rest = n - (i + pos);
+			if (rest >= 16)
+				_mm_storeu_si128((__m128i *)(void *)(out + o),
+				    _mm_loadu_si128((const __m128i *)(const void *)
+				    (s + i + pos)));
+			else
+				memcpy(out + o, s + i + pos, rest);
+		}
+		o += 16 - pos;
+		i += 16;
+	}
+	for (; i < n; i++) {
+		if (json_class[s[i]] == 0)
+			out[o++] = (char)s[i];
+		else
+			o += escape_byte(out + o, s[i]);
+	}
+	return o;
+}
+#else
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+size_t
+tmq_escape_json_buf(char *out, const unsigned char *s, size_t n)
+{
+	size_t i = 0, o = 0;
+	uint64_t x, q, b, d;
+
+	/* Eight plain bytes at a time while there are (the word says
+	 * whether any needs an escape), else one. */
+	while (i < n) {
+		if (n - i >= 8) {
+			memcpy(&x, s + i, 8);
+			q = x ^ ONES * '"';
+			b = x ^ ONES * '\\';
+			d = x ^ ONES * 0x7f;
+			if (((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+			    ((b - ONES) & ~b) | ((d - ONES) & ~d)) & HIGHS) == 0) {
+				memcpy(out + o, &x, 8);
+				o += 8;
+				i += 8;
+				continue;
+			}
+		}
+		if (json_class[s[i]] == 0)
+			out[o++] = (char)s[i];
+		else
+			o += escape_byte(out + o, s[i]);
+		i++;
+	}
+	return o;
+}
+#endif
+
 void
 tmq_escape_json(FILE *f, const unsigned char *s, size_t n)
 {
-	size_t i, run = 0;
+	char out[6 * 1024];
+	size_t i, k;
 
 	fputc('"', f);
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-			continue;
-		fwrite(s + run, 1, i - run, f);
-		run = i + 1;
-		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			fputs("\\u00", f);
-			fputc(hex[c >> 4], f);
-			fputc(hex[c & 15], f);
-		}
+	for (i = 0; i < n; i += k) {
+		k = n - i < 1024 ? n - i : 1024;
+		fwrite(out, 1, tmq_escape_json_buf(out, s + i, k), f);
 	}
-	fwrite(s + run, 1, n - run, f);
 	fputc('"', f);
 }

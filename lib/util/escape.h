@@ -16,5 +16,7 @@ void tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n);
 const char *tmq_escape_name(const char *name, char *buf, size_t sz);
 /* A JSON string, quotes included (s must be valid UTF-8). */
 void tmq_escape_json(FILE *f, const unsigned char *s, size_t n);
+/* The same into out, without the quotes: its length (at most 6 * n). */
+size_t tmq_escape_json_buf(char *out, const unsigned char *s, size_t n);
 
 #endif
