@@ -743,6 +743,58 @@ PY
 	assert_line "0-$(date -u +%Y%m%d)_2.tmf"
 }
 
+# peak_kib COMMAND...: run COMMAND (output to out and err); its peak RSS
+# in KiB into $peak, its status into $status.
+peak_kib() {
+	status=0
+	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss" "$@" >out 2>err ||
+	    status=$?
+	peak=$(tail -n 1 "$BATS_TEST_TMPDIR/rss")
+}
+
+@test "a planted typed payload that inflates to megabytes of small numbers costs each reader bounded memory, not a tree of it" {
+	local f
+	[ -x /usr/bin/time ] || skip "/usr/bin/time not found"
+	f=$(ls "$TMQ_ROOT"/ev/"$(tmq-topic partition ev 0)"-*.tmf)
+	# A 3.7 KB line whose payload is {"a":[0,0,...]} of 3,000,010 bytes:
+	# a document tree of it took some 120 MB.
+	python3 - "$f" <<'EOF'
+import base64, struct, sys, zlib
+raw = b"\xfb\x00\x00" + b'{"a":[' + b"0," * 1499999 + b"0]}"
+z = zlib.compressobj(9, zlib.DEFLATED, -15)
+body = z.compress(raw) + z.flush()
+line = (base64.b85encode(b"\0\0") + base64.b85encode(struct.pack(">d", 1795597320.0))
+        + base64.b85encode(body) + b"\n")
+assert len(line) < 4096
+with open(sys.argv[1], "ab") as f:
+    f.write(line)
+EOF
+	tmq-put -k 0 -T Order ev '{"after":1}'
+	peak_kib tmq-get -F '%o %y %s\n' ev
+	assert_equal "$status $(cut -c 1-20 out | tr '\n' ' ')" '0 0 Order {"a":[0,0,0, 1 Order {"after":1} '
+	[ "$peak" -lt 32768 ] || fail "tmq-get: $peak KiB"
+	peak_kib tmq-get -J ev
+	assert_equal "$status $(wc -l <out) $(wc -c <out)" "0 2 3000221"
+	[ "$peak" -lt 32768 ] || fail "tmq-get -J: $peak KiB"
+	peak_kib tmq-dump --verify ev
+	assert_equal "$status $(cat out)" "0 1 files, 2 lines, 0 corrupt"
+	[ "$peak" -lt 32768 ] || fail "tmq-dump --verify: $peak KiB"
+	# A copy of it through -J checks it again, as a typed payload.
+	tmq-topic create -p 2 -t Order,Refund ev2
+	tmq-get -J ev >ev.jsonl
+	peak_kib tmq-put -J --keep-time ev2 <ev.jsonl
+	assert_equal "$status $(cat err)" "0 "
+	[ "$peak" -lt 32768 ] || fail "tmq-put -J: $peak KiB"
+	assert_equal "$(tmq-get -F '%o %y %s\n' ev2 | md5sum)" \
+	    "$(tmq-get -F '%o %y %s\n' ev | md5sum)"
+	# Nested deeper than a typed payload may be: refused, in bounded
+	# memory too.
+	python3 -c 'print("{\"a\":" + "[" * 500000 + "]" * 500000 + "}")' >deep
+	peak_kib tmq-put -T Order ev2 <deep
+	assert_equal "$status $(cat err)" "1 tmq-put: ev2: record 1: not strict JSON (-T Order): nested deeper than 32 at byte 37"
+	[ "$peak" -lt 32768 ] || fail "tmq-put: $peak KiB"
+}
+
 @test "names and strings planted in the root reach no terminal raw: escaped in every message and listing" {
 	local esc=$'\e]0;owned\a' nl=$'a\nb' red=$'\e[31m'
 	cp "$TMQ_ROOT/plain.twc" "$TMQ_ROOT/$esc.twc"

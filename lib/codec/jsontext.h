@@ -1,4 +1,8 @@
-/* jsontext.h: checks on JSON text that json-c leaves to its caller. */
+/* jsontext.h: checks on JSON text, and reading its strings, without a
+ * document tree: one pass over the text, a fixed stack, nothing allocated,
+ * whatever the text holds (a typed payload inflated from a hostile line
+ * may be megabytes of nested arrays).  One checker serves every JSON text
+ * tmq reads: typed payloads, -J lines, group message bodies. */
 #ifndef TMQ_JSONTEXT_H
 #define TMQ_JSONTEXT_H
 
@@ -6,16 +10,69 @@
 
 #include "error.h"
 
-/* Is s[0..n) one JSON object in valid UTF-8, with nothing after it
- * (typed payloads must be)? */
+/* Nesting deeper than this is refused (deeper than anyone's messages,
+ * shallow enough for a fixed stack; Python's json.loads stops near it). */
+#define TMQ_JSON_DEPTH_MAX 1024
+/* A typed payload nests no deeper than this: as deep as tmq has always
+ * taken one (json-c's default depth, which checked them before). */
+#define TMQ_JSON_PAYLOAD_DEPTH 32
+
+/* Which JSON a check takes. */
+enum tmq_json_grammar {
+	/* RFC 8259 to the letter, as every JSON tool reads it. */
+	TMQ_JSON_RFC8259,
+	/* That, and what the TwainMQ library's json.dumps writes and its
+	 * json.loads reads back: NaN, Infinity and -Infinity as numbers,
+	 * and a surrogate escape that is not half of a pair (\ud800). */
+	TMQ_JSON_LIBRARY
+};
+
+/* How a check failed (tmq_json_check's result). */
+enum tmq_json_fault {
+	TMQ_JSON_NOT_OBJECT = -1,	/* the text does not begin an object
+					 * (e->code TMQ_ERR_NOTJSON) */
+	TMQ_JSON_CUT = -2,		/* it ends inside one, or goes on after */
+	TMQ_JSON_FLAWED = -3		/* something inside it is wrong */
+};
+
+/* One member of the outermost object, as the check passes it: the name's
+ * text between its quotes, as written, and the value's text.  A visitor
+ * is told of each in order; it is told nothing reliable when the check
+ * then fails. */
+struct tmq_json_member {
+	size_t name_at, name_len;
+	int name_escaped;		/* the name's text holds a backslash */
+	size_t at, len;
+	int escaped;			/* a string value holding a backslash */
+};
+
+struct tmq_json_visit {
+	void (*member)(void *arg, const unsigned char *s,
+	    const struct tmq_json_member *mb);
+	void *arg;
+};
+
+/* Is s[0..n) one JSON object of grammar g in valid UTF-8, nested at most
+ * depth deep (up to TMQ_JSON_DEPTH_MAX), with only JSON white space around
+ * it?  0, or an enum tmq_json_fault with *e saying what and where (byte
+ * from 1).  With a visitor v (or NULL), the outermost object is an
+ * envelope: its members' values may each nest as deep as a whole object
+ * may. */
+int tmq_json_check(const unsigned char *s, size_t n, enum tmq_json_grammar g,
+    int depth, const struct tmq_json_visit *v, struct tmq_error *e);
+/* A typed payload as the TwainMQ library reads it (TMQ_JSON_LIBRARY,
+ * TMQ_JSON_PAYLOAD_DEPTH): every typed payload tmq stores or reads back
+ * must be one. */
 int tmq_json_is_object(const unsigned char *s, size_t n);
-/* Is s[0..n) one JSON object by the letter of RFC 8259, as every JSON
- * tool reads it: no NaN or Infinity, no lone surrogate escape (\ud800),
- * nothing json-c or Python's json.loads let pass beyond the grammar?  On
- * failure, *e says what and where (byte from 1); TMQ_ERR_NOTJSON when it
- * does not even begin as an object. */
+/* tmq_json_check(s, n, TMQ_JSON_RFC8259, TMQ_JSON_DEPTH_MAX, NULL, e), as
+ * 0 or -1. */
 int tmq_json_strict_object(const unsigned char *s, size_t n,
     struct tmq_error *e);
+/* The text of a string a check passed (s[0..n): between its quotes),
+ * escapes decoded, into out (room for n bytes: never longer); returns
+ * its length.  A lone surrogate escape (TMQ_JSON_LIBRARY) becomes its
+ * three-byte form. */
+size_t tmq_json_unescape(const unsigned char *s, size_t n, unsigned char *out);
 /* Nothing but JSON white space: what may follow a document, as Python's
  * json.loads allows. */
 int tmq_json_only_space(const char *s, size_t n);

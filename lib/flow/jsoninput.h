@@ -7,6 +7,7 @@
 #ifndef TMQ_JSONINPUT_H
 #define TMQ_JSONINPUT_H
 
+#include <locale.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,10 +18,11 @@
 
 /* Reusable parse state: one per thread. */
 struct tmq_jsonin {
-	struct json_tokener *tok;
-	struct json_object *obj;	/* the last object parsed */
-	unsigned char *buf;		/* decoded text or bytes */
+	unsigned char *buf;		/* a decoded payload */
 	size_t cap;
+	char *aux;			/* a decoded key, number or type */
+	size_t auxcap;
+	locale_t c_locale;		/* numbers are read in the C locale */
 	/* Set by the caller: each object must carry its partition and
 	 * offset, whole numbers (tmq_jsonmsg's partition, offset). */
 	int want_offsets;
@@ -42,7 +44,8 @@ struct tmq_jsonmsg {
 
 int tmq_jsonin_init(struct tmq_jsonin *j, struct tmq_error *e);
 /* Parse s[0..n) into m for topic t: the key checked against its key type,
- * the type against its types.  m stays valid until the next call. */
+ * the type against its types.  m stays valid until the next call, and as
+ * long as s does. */
 int tmq_jsonin_parse(struct tmq_jsonin *j, const struct tmq_topic *t,
     const char *s, size_t n, struct tmq_jsonmsg *m, struct tmq_error *e);
 void tmq_jsonin_free(struct tmq_jsonin *j);

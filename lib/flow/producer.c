@@ -116,15 +116,22 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
 	if (pl->type == TMQ_TYPED && !tmq_utf8_valid(pl->data, n))
 		return tmq_fail(e, "JSON is not valid UTF-8 (%s %s)", how, tname);
-	if (pl->type == TMQ_TYPED && !tmq_json_is_object(pl->data, n))
-		return tmq_fail(e, "not a JSON object (%s %s)", how, tname);
-	/* json-c lets NaN, Infinity and lone surrogate escapes through,
-	 * which JSON tools downstream refuse: nothing but JSON goes in.
-	 * A copy is the exception: the TwainMQ library may have written them,
-	 * the reader took them, and a restore must give back what was there. */
-	if (pl->type == TMQ_TYPED && !copy &&
-	    tmq_json_strict_object(pl->data, n, e) < 0)
-		return tmq_fail_prefix(e, "not strict JSON (%s %s)", how, tname);
+	/* Nothing but JSON goes in: not the NaN, Infinity and lone
+	 * surrogate escapes that JSON tools downstream refuse.  A copy is the
+	 * exception: the TwainMQ library may have written them, the reader
+	 * took them, and a restore must give back what was there. */
+	if (pl->type == TMQ_TYPED) {
+		int rc = tmq_json_check(pl->data, n, copy ? TMQ_JSON_LIBRARY :
+		    TMQ_JSON_RFC8259, TMQ_JSON_PAYLOAD_DEPTH, NULL, e);
+
+		if (rc == TMQ_JSON_NOT_OBJECT || rc == TMQ_JSON_CUT ||
+		    (rc < 0 && copy))
+			return tmq_fail(e, "not a JSON object (%s %s)", how,
+			    tname);
+		if (rc < 0)
+			return tmq_fail_prefix(e, "not strict JSON (%s %s)", how,
+			    tname);
+	}
 	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
 		return tmq_fail(e, "out of memory");
 	len = tmq_line_encode(&h->codec, t->key_width, key,

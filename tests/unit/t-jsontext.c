@@ -4,7 +4,11 @@
  * NaN and Infinity refused, surrogate escapes only in pairs, and each
  * refusal saying what and at which byte; and the look for \u0000, which
  * json-c would cut a member's name at (topic definitions), escaped
- * backslashes told apart from the one that escapes. */
+ * backslashes told apart from the one that escapes.  Then the grammar a
+ * typed payload is held to (the TwainMQ library's: NaN, Infinity and a
+ * lone surrogate escape too, nothing else beyond RFC 8259, no deeper than
+ * tmq has ever taken), the members an envelope's visitor is told of, and
+ * strings decoded. */
 #include "jsontext.h"
 #include "tap.h"
 
@@ -26,6 +30,63 @@ nul_at(const char *s, size_t want)
 	int has = tmq_json_has_nul(s, strlen(s), &at);
 
 	is_int(has ? (int)at : 0, (int)want, "\\u0000 at %zu: %.60s", want, s);
+}
+
+/* tmq_json_is_object on s: want 1 or 0. */
+static void
+payload(const char *s, int want)
+{
+	is_int(tmq_json_is_object((const unsigned char *)s, strlen(s)), want,
+	    "%s payload: %.60s", want ? "a" : "not a", s);
+}
+
+/* s nested d deep: an object, then arrays inside it. */
+static const char *
+nested(char *buf, int d)
+{
+	int i, k = 0;
+
+	memcpy(buf, "{\"a\":", 5);
+	k = 5;
+	for (i = 1; i < d; i++)
+		buf[k++] = '[';
+	for (i = 1; i < d; i++)
+		buf[k++] = ']';
+	buf[k++] = '}';
+	buf[k] = '\0';
+	return buf;
+}
+
+struct seen {
+	char names[8][16];
+	char values[8][32];
+	int escaped[8];
+	int n;
+};
+
+static void
+on_member(void *arg, const unsigned char *s, const struct tmq_json_member *mb)
+{
+	struct seen *w = arg;
+
+	if (w->n >= 8)
+		return;
+	snprintf(w->names[w->n], sizeof w->names[0], "%.*s",
+	    (int)mb->name_len, (const char *)s + mb->name_at);
+	snprintf(w->values[w->n], sizeof w->values[0], "%.*s", (int)mb->len,
+	    (const char *)s + mb->at);
+	w->escaped[w->n] = mb->escaped;
+	w->n++;
+}
+
+/* tmq_json_unescape of the string body s: want. */
+static void
+unescaped(const char *s, const char *want, size_t wantlen)
+{
+	unsigned char out[64];
+	size_t n = tmq_json_unescape((const unsigned char *)s, strlen(s), out);
+
+	ok(n == wantlen && memcmp(out, want, n) == 0, "unescape %s", s);
 }
 
 static void
@@ -111,5 +172,76 @@ main(void)
 	nul_at("{\"a\\u000\": 0}", 0);
 	nul_at("\\u0000", 1);		/* in no string: still said */
 	nul_at("x\\u000", 0);		/* cut short */
+
+	/* Typed payloads: the library's grammar, and json-c's old bound on
+	 * nesting (32), which tmq has always held them to. */
+	payload("{\"a\":NaN,\"b\":[Infinity,-Infinity]}", 1);
+	payload("{\"s\":\"\\ud800\",\"t\":\"\\udc00x\"}", 1);
+	payload(" {\"a\" : [ ] , \"b\" : { } }\r\n", 1);
+	payload("{\"a\":-NaN}", 0);
+	payload("{\"s\":\"a\x01\"}", 0);	/* json-c took these three */
+	payload("{\"a\":2.e3}", 0);
+	payload("{\"a\":1,}", 0);
+	payload("{\"s\":\"\xc3\"}", 0);
+	payload("{\"a\":1}{}", 0);
+	payload(nested(deep, 32), 1);
+	payload(nested(deep, 33), 0);
+	good(nested(deep, 33));
+	{
+		struct tmq_error e = { 0 };
+
+		is_int(tmq_json_check((const unsigned char *)nested(deep, 33),
+		    strlen(deep), TMQ_JSON_LIBRARY, TMQ_JSON_PAYLOAD_DEPTH, NULL,
+		    &e), TMQ_JSON_FLAWED, "33 deep: flawed");
+		is_str(e.msg, "nested deeper than 32 at byte 37", "... saying "
+		    "where");
+		is_int(tmq_json_check((const unsigned char *)"{\"a\":1", 6,
+		    TMQ_JSON_LIBRARY, TMQ_JSON_PAYLOAD_DEPTH, NULL, &e),
+		    TMQ_JSON_CUT, "cut short: cut");
+		is_int(tmq_json_check((const unsigned char *)"[1]", 3,
+		    TMQ_JSON_LIBRARY, TMQ_JSON_PAYLOAD_DEPTH, NULL, &e),
+		    TMQ_JSON_NOT_OBJECT, "an array: not an object");
+	}
+
+	/* An envelope's members, in order, as written; a member's value may
+	 * nest as deep as a whole object. */
+	{
+		struct seen w;
+		struct tmq_json_visit v = { on_member, &w };
+		struct tmq_error e = { 0 };
+		const char *env = " { \"k\\u0065y\" : 7 , \"p\":{\"x\":[1]} ,"
+		    "\"s\":\"a\\nb\", \"n\":null } ";
+
+		memset(&w, 0, sizeof w);
+		is_int(tmq_json_check((const unsigned char *)env, strlen(env),
+		    TMQ_JSON_RFC8259, TMQ_JSON_DEPTH_MAX, &v, &e), 0,
+		    "an envelope");
+		is_int(w.n, 4, "... four members");
+		is_str(w.names[0], "k\\u0065y", "... a name as written");
+		is_str(w.values[0], "7", "... a number");
+		is_str(w.values[1], "{\"x\":[1]}", "... an object, whole");
+		is_str(w.values[2], "\"a\\nb\"", "... a string, quotes and all");
+		is_int(w.escaped[2], 1, "... said to hold an escape");
+		is_int(w.escaped[1], 0, "... the object not");
+		is_str(w.values[3], "null", "... null");
+		memset(&w, 0, sizeof w);
+		nested(deep, 1024);
+		memmove(deep + 5, deep, strlen(deep) + 1);
+		memcpy(deep, "{\"p\":", 5);
+		strcat(deep, "}");
+		is_int(tmq_json_check((const unsigned char *)deep, strlen(deep),
+		    TMQ_JSON_RFC8259, TMQ_JSON_DEPTH_MAX, &v, &e), 0,
+		    "a member 1024 deep in an envelope");
+	}
+
+	unescaped("plain", "plain", 5);
+	unescaped("a\\\"b\\\\c\\/d", "a\"b\\c/d", 7);
+	unescaped("\\b\\f\\n\\r\\t", "\b\f\n\r\t", 5);
+	unescaped("\\u00e9\\u20AC", "\xc3\xa9\xe2\x82\xac", 5);
+	unescaped("\\ud83d\\ude00!", "\xf0\x9f\x98\x80!", 5);
+	unescaped("x\\u0000y", "x\0y", 3);
+	unescaped("\\ud800", "\xed\xa0\x80", 3);	/* lone: three bytes */
+	unescaped("0123456789abcdef\\n0123456789abcdef\\t",
+	    "0123456789abcdef\n0123456789abcdef\t", 34);
 	return done_testing();
 }
