@@ -64,15 +64,44 @@ fi
 progress "tmq-get -J, tmq-put -J..."
 "$BIN/tmq-topic" create benchj -k u32 -p 4
 t0=$(now)
-"$BIN/tmq-get" -J bench >"$work/bench.jsonl"
+/usr/bin/time -f %M -o "$work/getj.rss" "$BIN/tmq-get" -J bench >"$work/bench.jsonl"
 t1=$(now)
-"$BIN/tmq-put" -J --keep-time benchj <"$work/bench.jsonl"
+/usr/bin/time -f %M -o "$work/putj.rss" \
+    "$BIN/tmq-put" -J --keep-time benchj <"$work/bench.jsonl"
 t2=$(now)
-rm -f "$work/bench.jsonl"
 echo "tmq-get -J: $(rate "$N" "$t0" "$t1") records/s"
 echo "tmq-put -J --keep-time: $(rate "$N" "$t1" "$t2") records/s"
+# Issue 24's targets: -J within a small factor of the plain path, per CPU
+# second on one core (beside the plain figures above), and the copy as a
+# pipeline on two cores, by the wall clock.
+# share A B: A / B, two decimals.
+share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# verdict A B MIN: whether A / B reaches MIN.
+verdict() { awk -v a="$1" -v b="$2" -v m="$3" 'BEGIN { print ((a / b >= m) ? "met" : "NOT MET") }'; }
+if [ -n "${putc:-}" ]; then
+	"$BIN/tmq-topic" create benchj1 -k u32 -p 4
+	/usr/bin/time -f '%U %S' -o "$work/getj1.cpu" \
+	    taskset -c 0 "$BIN/tmq-get" -J bench >/dev/null
+	/usr/bin/time -f '%U %S' -o "$work/putj1.cpu" \
+	    taskset -c 0 "$BIN/tmq-put" -J --keep-time benchj1 <"$work/bench.jsonl"
+	getjc=$(cpu_rate "$N" "$work/getj1.cpu")
+	putjc=$(cpu_rate "$N" "$work/putj1.cpu")
+	echo "tmq-get -J on one core: $getjc records per CPU second, $(share "$getjc" "$getc") of tmq-get's $getc (target: at least 0.67, $(verdict "$getjc" "$getc" 0.6666))"
+	echo "tmq-put -J --keep-time on one core: $putjc records per CPU second, $(share "$putjc" "$putc") of tmq-put -K:'s $putc (target: at least 0.50, $(verdict "$putjc" "$putc" 0.5))"
+fi
+rm -f "$work/bench.jsonl"
+"$BIN/tmq-topic" create benchc -k u32 -p 4
+t0=$(now)
+"$BIN/tmq-get" -J bench | "$BIN/tmq-put" -J --keep-time benchc
+t1=$(now)
+got=$("$BIN/tmq-get" -F '\n' benchc | wc -l)
+[ "$got" -eq "$N" ] || { echo "bench: the copy holds $got of $N records" >&2; exit 1; }
+copy=$(rate "$N" "$t0" "$t1")
+echo "tmq-get -J | tmq-put -J --keep-time, the copy: $copy records/s (target: at least 500000, $(verdict "$copy" 500000 1))"
 echo "tmq-put peak RSS: $(cat "$work/put.rss") KiB"
 echo "tmq-get peak RSS: $(cat "$work/get.rss") KiB"
+echo "tmq-get -J peak RSS: $(cat "$work/getj.rss") KiB (target: under 32768)"
+echo "tmq-put -J --keep-time peak RSS: $(cat "$work/putj.rss") KiB (target: under 32768)"
 "$FLOOR" <"$work/records" | tee "$work/floor"
 # tmq against the best zlib baseline (a deflate or inflate stream reused for
 # every record), both per second of CPU time on one core: how many times
