@@ -58,8 +58,8 @@ whole_file(struct flock *fl, short type)
 	fl->l_whence = SEEK_SET;
 }
 
-/* How often the lock is taken again when a sweep removed the file first
- * (or held it, to remove it): each time means a sweep ran meanwhile. */
+/* How often the lock is taken again when its file was removed before it
+ * got its name. */
 #define HOLD_TRIES 100
 
 static int
@@ -72,21 +72,30 @@ same_file(int dfd, const char *name, int fd)
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The file is made and locked under a name no probe or sweep reads
+ * (new.TAG), then given its own (live.TAG) by a hard link, which never
+ * replaces what is there: from the moment live.TAG names it, it is
+ * locked.  Made under its own name and locked next, it read as a dead
+ * member's in between, and with many members joining and sweeping at
+ * once the sweeps removed it faster than it could be locked.  A
+ * filesystem without hard links gets a rename (which a co-user could only
+ * race by guessing a random 64-bit tag). */
 int
 tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 {
 	struct flock fl;
-	char name[64], shown[80];
-	int dfd, try;
+	char name[64], tmp[64], shown[80];
+	int dfd, try, rc;
 
 	*fd = -1;
 	live_name(tag, name, sizeof name);
+	snprintf(tmp, sizeof tmp, "new.%016llx", (unsigned long long)tag);
 	snprintf(shown, sizeof shown, ".tmq/%s", name);
 	if ((dfd = dot_dir(logdirfd, 1)) < 0)
 		return tmq_subdir_fail(logdirfd, ".tmq", ".tmq", e);
 	for (try = 0; try < HOLD_TRIES; try++) {
-		*fd = tmq_open_regular_as(dfd, name, shown, O_RDWR | O_CREAT,
-		    0666, e);
+		*fd = tmq_open_regular_as(dfd, tmp, shown,
+		    O_RDWR | O_CREAT | O_TRUNC, 0666, e);
 		if (*fd < 0) {
 			close(dfd);
 			return -1;
@@ -95,7 +104,7 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 		whole_file(&fl, F_WRLCK);
 		if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
 			if (errno == EAGAIN || errno == EACCES) {
-				/* A sweep holds it, to remove it. */
+				/* Someone holds new.TAG: not ours. */
 				close(*fd);
 				*fd = -1;
 				usleep(1000);
@@ -103,15 +112,25 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 			}
 			/* No locks here (ENOLCK, EINVAL): an unlocked file
 			 * would read as a dead member, so leave none. */
-			unlinkat(dfd, name, 0);
+			unlinkat(dfd, tmp, 0);
 			close(*fd);
 			*fd = -1;
 			break;
 		}
-		/* A sweep that found the file before it was locked may have
-		 * removed it since: the lock is then on no file at all. */
-		if (same_file(dfd, name, *fd))
+		rc = linkat(dfd, tmp, dfd, name, 0);
+		if (rc < 0 && errno != EEXIST && errno != ENOENT)
+			rc = renameat(dfd, tmp, dfd, name);
+		else
+			unlinkat(dfd, tmp, 0);
+		if (rc == 0 && same_file(dfd, name, *fd))
 			break;
+		if (rc < 0 && errno == EEXIST) {
+			tmq_fail(e, "%s: exists already", shown);
+			close(*fd);
+			*fd = -1;
+			close(dfd);
+			return -1;
+		}
 		close(*fd);
 		*fd = -1;
 	}

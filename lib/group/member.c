@@ -23,7 +23,16 @@
 #include "stop.h"
 #include "timestamp.h"
 
-#define JOIN_TRIES 4
+/* Joining (tmq-format(5), "Joining"): the first claim is the largest id
+ * plus one, as the TwainMQ library's; a member that loses tries again,
+ * for as long as the group is there, with an id drawn at random above the
+ * new largest one from a range twice as wide as the number of claims it
+ * saw in its round (at least JOIN_SPREAD), after a short random pause.  N
+ * members started at once then all join in a few rounds, where with one
+ * id per round only one of them won each round; and ids grow by about the
+ * number of contenders, so a group's 2^32 ids last. */
+#define JOIN_SPREAD 16
+#define JOIN_PAUSE_US 20000	/* the longest pause between two rounds */
 /* How often a member looks at the others' locks (seconds): a dead
  * member's partitions move this long after it died, plus a rebalance. */
 #define PROBE_PERIOD 0.5
@@ -125,6 +134,11 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 		if (mb->g.state.ended_offset == m->offset &&
 		    mb->answered == mb->g.state.rebal_offset + 1) {
 			mb->answered = 0;
+			/* Our offer came after it (we joined the rebalance as
+			 * it ended): nothing was shared with us, so start
+			 * another, in which we count. */
+			if (tmq_gstate_share(&mb->g.state, mb->id) == NULL)
+				return begin_rebalance(mb, e);
 			return confirm(mb, e);
 		}
 		return 0;
@@ -133,11 +147,38 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 	}
 }
 
+static int drain(struct tmq_member *, int, uint64_t, int *, unsigned *,
+    struct tmq_error *);
+
+/* A member that has just claimed its id takes part in the rebalance in
+ * force, when there is one that ends no later than one of its own would:
+ * it offers in it (the others wait for its offer, as its lock is held),
+ * where a BEGINREBAL of its own would make every member offer again.  N
+ * members joining at once then cost the group a few rebalances, not N,
+ * and O(N) offers, not O(N^2).  Otherwise it starts one. */
+static int
+enter_rebalance(struct tmq_member *mb, struct tmq_error *e)
+{
+	const struct tmq_gstate *s = &mb->g.state;
+
+	if (drain(mb, 0, 0, NULL, NULL, e) < 0)
+		return -1;
+	if (s->rebalancing && mb->answered == s->rebal_offset + 1)
+		return 0;	/* one began as we read: we offered in it */
+	if (s->rebalancing && s->rebal_end <= tmq_now() + mb->window) {
+		mb->answered = s->rebal_offset + 1;
+		if (mb->on_offer != NULL && mb->on_offer(mb->arg, e) < 0)
+			return -1;
+		return offer(mb, 0, e);
+	}
+	return begin_rebalance(mb, e);
+}
+
 /* Read and react to everything new; 2-returns (corrupt lines) are skipped,
  * and said. */
 static int
 drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
-    int *joined_result, struct tmq_error *e)
+    int *joined_result, unsigned *claims, struct tmq_error *e)
 {
 	struct tmq_gmsg m;
 	int rc;
@@ -150,6 +191,8 @@ drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
 				mb->notice(mb->notice_arg, e->msg);
 			continue;
 		}
+		if (stop_at_joined && m.kind == TMQ_G_JOINED)
+			(*claims)++;
 		/* Our claim decided (tmq-format(5), Joining): by the first
 		 * JOINED for our id, now in the state. */
 		if (stop_at_joined && m.kind == TMQ_G_JOINED &&
@@ -184,7 +227,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 {
 	void (*notice)(void *, const char *) = mb->notice;
 	void *notice_arg = mb->notice_arg;
-	int try, result;
+	unsigned try = 0, claims = 0;
+	int result;
 
 	memset(mb, 0, sizeof *mb);
 	mb->notice = notice;
@@ -210,11 +254,19 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		tmq_fail(e, "group %s: interrupted while joining", group);
 		goto bad;
 	}
-	for (try = 0; try < JOIN_TRIES; try++) {
-		if (tmq_gstate_new_id(&mb->g.state, &mb->id) < 0) {
+	for (;;) {
+		uint64_t room = (uint64_t)UINT32_MAX - mb->g.state.max_key;
+		uint64_t spread = claims * 2 > JOIN_SPREAD ? claims * 2 :
+		    JOIN_SPREAD;
+
+		if (room == 0) {
 			tmq_fail(e, "group %s: no member ids left", group);
 			goto bad;
 		}
+		if (spread > room)
+			spread = room;
+		mb->id = mb->g.state.max_key + 1 +
+		    (try == 0 ? 0 : (uint32_t)(random64() % spread));
 		mb->tag = random64();
 		/* Locked before anyone can read our claim, so nobody ever
 		 * sees it without the lock. */
@@ -242,10 +294,12 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 			if (tmq_group_write(&mb->g, mb->id, &j, e) < 0)
 				goto bad;
 		}
-		/* Our JOINED is in the file: read up to it. */
+		/* Our JOINED is in the file: read up to it, counting the
+		 * claims on the way (ours included). */
 		result = 0;
+		claims = 0;
 		while (result == 0) {
-			if (drain(mb, 1, mb->tag, &result, e) < 0)
+			if (drain(mb, 1, mb->tag, &result, &claims, e) < 0)
 				goto bad;
 			if (result == 0 && tmq_stop) {
 				tmq_fail(e, "group %s: interrupted while joining",
@@ -257,15 +311,22 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		}
 		if (result > 0) {
 			mb->has_id = 1;
-			if (begin_rebalance(mb, e) < 0)
+			if (enter_rebalance(mb, e) < 0)
 				goto bad;
 			return 0;
 		}
 		tmq_live_release(mb->g.log.dirfd, mb->tag, mb->livefd);
 		mb->livefd = -1;
-		usleep((useconds_t)(random64() % 100000));
+		if (tmq_stop) {
+			tmq_fail(e, "group %s: interrupted while joining", group);
+			goto bad;
+		}
+		usleep((useconds_t)(random64() % JOIN_PAUSE_US));
+		/* What the others claimed meanwhile is above max_key too. */
+		if (drain(mb, 0, 0, NULL, NULL, e) < 0)
+			goto bad;
+		try++;
 	}
-	tmq_fail(e, "group %s: could not claim a member id", group);
 bad:
 	if (mb->livefd >= 0)
 		close(mb->livefd);	/* dead, not gone: see tmq_member_close */
@@ -307,7 +368,7 @@ sweep(struct tmq_member *mb, struct tmq_error *e)
 	mb->sweep_due = 0;
 	if (tmq_live_dead(mb->g.log.dirfd, &dead, &n) < 0)
 		return 0;	/* best effort: the files only take room */
-	if (n > 0 && (rc = drain(mb, 0, 0, NULL, e)) == 0) {
+	if (n > 0 && (rc = drain(mb, 0, 0, NULL, NULL, e)) == 0) {
 		struct tmq_live_where w;
 
 		tmq_group_where(&mb->g, &w);
@@ -325,7 +386,7 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	struct tmq_gmsg m;
 	double now;
 
-	if (drain(mb, 0, 0, NULL, e) < 0)
+	if (drain(mb, 0, 0, NULL, NULL, e) < 0)
 		return -1;
 	if (!mb->has_id)
 		return 0;
@@ -342,7 +403,7 @@ step(struct tmq_member *mb, struct tmq_error *e)
 		m.kind = TMQ_G_ENDREBAL;
 		if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
 			return -1;
-		return drain(mb, 0, 0, NULL, e);
+		return drain(mb, 0, 0, NULL, NULL, e);
 	}
 	/* Between rebalances: has a member holding partitions died? */
 	if (!s->rebalancing && now >= mb->next_probe) {
@@ -350,7 +411,7 @@ step(struct tmq_member *mb, struct tmq_error *e)
 		if (holder_died(mb)) {
 			if (begin_rebalance(mb, e) < 0)
 				return -1;
-			return drain(mb, 0, 0, NULL, e);
+			return drain(mb, 0, 0, NULL, NULL, e);
 		}
 	}
 	return 0;

@@ -262,3 +262,48 @@ echo "tmq-get -g, a lone member joins and reads 10, median of 5: $(median <"$wor
 echo "tmq-get -g, a second member joins a running one and reads 1, median of 5: $(median <"$work/second")"
 echo "group handover after SIGTERM, median of 5: $(median <"$work/TERM")"
 echo "group handover after SIGKILL, median of 5: $(median <"$work/KILL")"
+
+# Many members at once: 64 members of one group started together on a
+# 64-partition topic; the time from the first start to the last
+# REBALCONFIRM (by its timestamp in the log) of the rebalance after which
+# every member holds one partition, median of 3.
+progress "64 members joining at once..."
+# settled64 GROUP T0: when each of 64 members holds one partition, by the
+# confirms after the last ENDREBAL, print the last confirm's time - T0 in ms.
+settled64() {
+	"$BIN/tmq-dump" -J -- "--group--$1" 2>/dev/null | python3 -c '
+import json, sys
+t0 = float(sys.argv[1])
+log = [json.loads(l) for l in sys.stdin]
+ends = [m["offset"] for m in log if m["type"] == "~~TWAIN~~ENDREBAL"]
+begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"], default=-1)
+if not ends or max(ends) < begun:
+    sys.exit(1)
+conf = {}
+for m in log:
+    if m["type"] == "~~TWAIN~~REBALCONFIRM" and m["offset"] > max(ends):
+        conf[m["key"]] = (m["timestamp"], m["payload"]["partitions"])
+if len(conf) != 64 or sorted(p for _, v in conf.values() for p in v) != list(range(64)):
+    sys.exit(1)
+print("%.0f" % ((max(t for t, _ in conf.values()) - t0) * 1000))' "$2"
+}
+"$BIN/tmq-topic" create g64 -k u32 -p 64
+: >"$work/g64"
+for r in 1 2 3; do
+	pids=""
+	t0=$(now)
+	for i in $(seq 64); do
+		"$BIN/tmq-get" -g "many$r" -f g64 >/dev/null &
+		pids="$pids $!"
+	done
+	i=0
+	until settled64 "many$r" "$t0" >>"$work/g64"; do
+		i=$((i + 1))
+		[ "$i" -lt 3000 ] || { echo "bench: 64 members of many$r never settled" >&2; exit 1; }
+		sleep 0.05
+	done
+	# shellcheck disable=SC2086
+	kill $pids
+	wait
+done
+echo "tmq-get -g, 64 members started at once settle (each holds one of 64 partitions), median of 3: $(median <"$work/g64")"
