@@ -21,6 +21,9 @@
 /* Long enough for the TwainMQ library's members, which answer when their owner
  * polls; short enough that a cron job is not kept waiting. */
 #define DEFAULT_WINDOW 5
+/* Kafka's session.timeout.ms: a member silent this long (stopped, or
+ * blocked on its output) loses its partitions (tmq(7)). */
+#define DEFAULT_SESSION 45
 
 struct opts {
 	struct tmq_printer pr;
@@ -29,7 +32,7 @@ struct opts {
 	struct tmq_partsel parts;	/* -P, when given */
 	char *keysep;			/* -K, escapes resolved */
 	unsigned given_k, given_f, given_j;	/* the order -K, -F, -J came */
-	uint64_t count, window;
+	uint64_t count, window, session;
 	double until;
 	int null, follow, commit, json;
 	unsigned have_until, have_from, have_reset;
@@ -112,6 +115,10 @@ static const struct tmq_option options[] = {
 	{ .lng = "window", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
 	    .help = "with -g: length of the rebalances this member starts "
 	    "(default 5)", .num = &opt.window, .min = 1, .max = 86400 },
+	{ .lng = "session-timeout", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
+	    .help = "with -g: a member silent this long (stopped, or blocked "
+	    "on its output) loses its partitions (default 45)",
+	    .num = &opt.session, .min = 1, .max = 86400 },
 	{ .lng = "offset-reset", .arg = "POLICY", .kind = TMQ_ARG_POLICY,
 	    .whole = 1,
 	    .help = "with -g: a committed offset out of range reads from start "
@@ -125,7 +132,8 @@ static const struct tmq_cmd cmd = {
 	.name = "tmq-get",
 	.usage = "[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
 	    "[-K SEP | -F FMT] TOPIC...\n"
-	    "-g GROUP [--commit] [--window SECONDS] [--offset-reset POLICY] "
+	    "-g GROUP [--commit] [--window SECONDS] [--session-timeout SECONDS] "
+	    "[--offset-reset POLICY] "
 	    "[-0fJ] [-o start|now] [-n N] [-P N[,N...]] [-K SEP | -F FMT] "
 	    "TOPIC",
 	.summary = "Read messages from topics, partitions in turn, one message "
@@ -233,6 +241,8 @@ check_usage(int argc)
 		return tmq_usage_error(&cmd, "--commit and --window need -g");
 	if (opt.group == NULL && opt.have_reset)
 		return tmq_usage_error(&cmd, "--offset-reset needs -g");
+	if (opt.group == NULL && opt.session > 0)
+		return tmq_usage_error(&cmd, "--session-timeout needs -g");
 	/* A pair for a partition that -P leaves out would be ignored. */
 	if (opt.pos.kind == TMQ_POS_PAIRS && opt.parts.v != NULL) {
 		unsigned k, j = 0;
@@ -364,6 +374,8 @@ main(int argc, char **argv)
 		opt.pr.term = '\0';
 	if (opt.window == 0)
 		opt.window = DEFAULT_WINDOW;
+	if (opt.session == 0)
+		opt.session = DEFAULT_SESSION;
 	grouped = opt.group != NULL;
 	if (tmq_consumer_init(&c, &e) < 0) {
 		tmq_format_free(&opt.pr.fmt);
@@ -388,6 +400,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	gc.reset = opt.reset;
+	gc.session = (double)opt.session;
 	if (setup(&opt, &c, &gc, argc, argv) < 0) {
 		if (stop)
 			fatal = 0;	/* a signal while setting up: exit 0 */
@@ -419,6 +432,17 @@ main(int argc, char **argv)
 		 * off, and only when its writer was that slow. */
 		before = tmq_now();
 		rc = tmq_consumer_next(&c, m, &src, &e);
+		if (rc == 1 && grouped && tmq_gc_due(&gc)) {
+			/* We may have been stopped long enough to lose this
+			 * partition: find out before printing more of it. */
+			if (tmq_gc_poll(&gc, &e) < 0) {
+				tmq_report(&cmd, &e);
+				fatal = 1;
+				break;
+			}
+			if (!tmq_gc_holds(&gc, m->partition))
+				continue;
+		}
 		if (rc == 1) {
 			tmq_print(&opt.pr, &c.topics[c.src[src].topic], m);
 			seen++;

@@ -212,6 +212,47 @@ alive_text(enum tmq_liveness l)
 	return l == TMQ_LIVE_YES ? "yes" : l == TMQ_LIVE_DEAD ? "no" : "?";
 }
 
+/* Who a rebalance whose window is over waits for: the live members that
+ * have not answered, each with how long it has been silent against its
+ * session timeout when it says one (liveness.h). */
+static const char *
+waiting_text(const struct tmq_group *g, char *buf, size_t sz)
+{
+	struct tmq_live_where w;
+	uint32_t ids[8];
+	unsigned n, i;
+	double now = tmq_now(), silent, timeout;
+	size_t len;
+
+	tmq_group_where(g, &w);
+	n = tmq_live_waiting(&w, &g->state, ids, 8);
+	if (n == 0) {
+		snprintf(buf, sz, "waiting for members that cannot be vouched "
+		    "for");
+		return buf;
+	}
+	len = (size_t)snprintf(buf, sz, "waiting for %s", n == 1 ? "member" :
+	    "members");
+	for (i = 0; i < n && i < 8 && len < sz; i++) {
+		int k;
+
+		if (tmq_live_silence(&w, &g->state, ids[i], now, &silent,
+		    &timeout) == 0)
+			k = snprintf(buf + len, sz - len, "%s %u (alive, silent "
+			    "%.0f s of its %.0f s session timeout)", i ? "," : "",
+			    ids[i], silent, timeout);
+		else
+			k = snprintf(buf + len, sz - len, "%s %u (alive, not "
+			    "answering)", i ? "," : "", ids[i]);
+		if (k < 0)
+			break;
+		len += (size_t)k;
+	}
+	if (n > 8 && len < sz)
+		snprintf(buf + len, sz - len, " and %u more", n - 8);
+	return buf;
+}
+
 static void
 describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 {
@@ -219,9 +260,17 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	unsigned i, p;
 
 	printf("group:     %s\ntopic:     %s\n", g->name, g->topic);
-	if (g->state.rebalancing) {
+	if (g->state.rebalancing && g->state.rebal_end > tmq_now()) {
 		tmq_ts_iso(g->state.rebal_end, when, sizeof when);
 		printf("state:     rebalancing until %s\n", when);
+	} else if (g->state.rebalancing) {
+		/* The window is over: say who it waits for, never a
+		 * deadline in the past as if it were still coming. */
+		char why[400];
+
+		tmq_ts_iso(g->state.rebal_end, when, sizeof when);
+		printf("state:     rebalancing, window over at %s: %s\n", when,
+		    waiting_text(g, why, sizeof why));
 	} else
 		printf("state:     %s\n", gi->nmembers ? "stable" : "empty");
 	if (gi->ndead > 0)

@@ -1406,9 +1406,9 @@ sys.exit(not (d["members"].get(sys.argv[1]) == want and d["alive"][sys.argv[1]] 
 	assert_output 1
 }
 
-@test "a stopped member (SIGSTOP) keeps its partitions past the window while it lives" {
+@test "a stopped member (SIGSTOP) keeps its partitions past the window, within its session timeout" {
 	tmq-topic create -k u32 -p 4 ev
-	start_member a
+	start_member a --session-timeout 600
 	wait_until settled 1 4
 	kill -STOP "$(cat "$BATS_TEST_TMPDIR/a.pid")"
 	start_bg b tmq-get -g G --window 1 -f ev
@@ -1416,19 +1416,22 @@ sys.exit(not (d["members"].get(sys.argv[1]) == want and d["alive"][sys.argv[1]] 
 	wait_until past_end
 	run owns_all 1 4
 	assert_success
+	# describe says what the rebalance waits for, not a deadline past.
+	run tmq-group describe G
+	assert_line --index 2 --regexp '^state: +rebalancing, window over at [0-9T:.-]+Z: waiting for member 1 \(alive, silent [0-9]+ s of its 600 s session timeout\)$'
 	kill -CONT "$(cat "$BATS_TEST_TMPDIR/a.pid")"
 	wait_until settled 2 4
 	run settled 2 4
 	assert_output "1:0,2 2:1,3"
 }
 
-@test "a member blocked on a pipe nobody reads keeps its partitions until it reads on" {
+@test "a member blocked on a pipe nobody reads keeps its partitions until it reads on, within its session timeout" {
 	tmq-topic create -k u32 -p 4 ev
 	# Far more than a pipe holds.
 	seq 1 30000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	exec 4<>"$BATS_TEST_TMPDIR/fifo"
-	tmq-get -g G --window 1 -f ev >"$BATS_TEST_TMPDIR/fifo" 2>"$BATS_TEST_TMPDIR/a.err" 3>&- 4>&- &
+	tmq-get -g G --window 1 --session-timeout 600 -f ev >"$BATS_TEST_TMPDIR/fifo" 2>"$BATS_TEST_TMPDIR/a.err" 3>&- 4>&- &
 	echo $! >"$BATS_TEST_TMPDIR/a.pid"
 	wait_until grep -q pipe_write "/proc/$(cat "$BATS_TEST_TMPDIR/a.pid")/wchan"
 	start_bg b tmq-get -g G --window 1 -f ev

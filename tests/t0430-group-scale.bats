@@ -144,3 +144,116 @@ print(len(first))' "$BATS_TEST_TMPDIR/log.jsonl"
 		stopped_ok "m$i"
 	done
 }
+
+# holds_all ID NPARTS: member ID's latest REBALCONFIRM, after the last
+# ENDREBAL, holds every partition, and describe says so; prints the
+# confirm's timestamp.
+holds_all() {
+	owned 1 "$2" && python3 - "$1" "$2" "$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF2'
+	import json, sys
+	key, n = int(sys.argv[1]), int(sys.argv[2])
+	last = None
+	for l in open(sys.argv[3]):
+	    m = json.loads(l)
+	    if m["type"] == "~~TWAIN~~REBALCONFIRM" and m["key"] == key:
+	        last = m
+	if last is None or sorted(last["payload"]["partitions"]) != list(range(n)):
+	    sys.exit(1)
+	print(last["timestamp"])
+	EOF2
+}
+
+# commits_forward: in the log, no partition's committed offset ever goes
+# back; prints each commit that does.
+commits_forward() {
+	tmq-dump -J -- --group--G | python3 -c '
+import json, sys
+last = {}
+bad = []
+for l in sys.stdin:
+    m = json.loads(l)
+    if m["type"] != "~~TWAIN~~COMMIT":
+        continue
+    for p, o in m["payload"]["partition_offsets"]:
+        if p in last and o < last[p][0]:
+            bad.append("partition %d: %d by member %d at offset %d, after %d by member %d"
+                       % (p, o, m["key"], m["offset"], last[p][0], last[p][1]))
+        last[p] = (o, m["key"])
+print("\n".join(bad))
+sys.exit(1 if bad else 0)'
+}
+
+@test "a stopped member (SIGSTOP, three times its session timeout) loses its partitions within the timeout; back, it commits nothing over the new owner, and every message is read" {
+	local a t0 t1 i
+	tmq-topic create -k u32 -p 4 ev
+	seq 1 200 | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
+	seq 1 200 | sed 's/^/msg-/' >"$BATS_TEST_TMPDIR/want"
+	start_bg a tmq-get -g G --window 1 --session-timeout 2 --commit -f ev
+	a=$(cat "$BATS_TEST_TMPDIR/a.pid")
+	wait_for owned 1 4
+	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
+	t0=$(date +%s.%N)
+	kill -STOP "$a"
+	start_bg b tmq-get -g G --window 1 --session-timeout 2 --commit -f ev
+	# b holds every partition while a is still stopped, and soon:
+	# within a's session timeout (2 s) plus a window (1 s) and the time
+	# to see it, from the stop.
+	wait_for holds_all 2 4
+	t1=$(holds_all 2 4)
+	run python3 -c "import sys; d = $t1 - $t0; print('%.1f' % d); sys.exit(not d < 2 + 1 + 2)"
+	assert_success
+	echo "# handover after SIGSTOP: $output s" >&3
+	run describe_state
+	refute_output --partial "rebalancing"
+	seq 201 400 | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
+	seq 201 400 | sed 's/^/msg-/' >>"$BATS_TEST_TMPDIR/want"
+	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out" \
+	    "$BATS_TEST_TMPDIR/b.out"
+	# Three times the timeout in all, then a runs again.
+	python3 -c "import time; time.sleep(max(0, $t0 + 6 - time.time()))"
+	kill -CONT "$a"
+	seq 401 600 | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
+	seq 401 600 | sed 's/^/msg-/' >>"$BATS_TEST_TMPDIR/want"
+	# a finds out, asks again, and the two share.
+	wait_for owned 2 4
+	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out" \
+	    "$BATS_TEST_TMPDIR/b.out"
+	stopped_ok a
+	stopped_ok b
+	run commits_forward
+	assert_success
+}
+
+# describe_state: the state line of describe.
+describe_state() {
+	tmq-group describe G | sed -n 's/^state: *//p'
+}
+
+@test "a member blocked on a pipe nobody reads loses its partitions after its session timeout; reading on, it commits nothing over the new owner" {
+	tmq-topic create -k u32 -p 4 ev
+	# Far more than a pipe holds.
+	seq 1 30000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	seq 1 30000 | sed 's/^/message-number-/' >"$BATS_TEST_TMPDIR/want"
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	exec 4<>"$BATS_TEST_TMPDIR/fifo"
+	tmq-get -g G --window 1 --session-timeout 2 --commit -f ev \
+	    >"$BATS_TEST_TMPDIR/fifo" 2>"$BATS_TEST_TMPDIR/a.err" 3>&- 4>&- &
+	echo $! >"$BATS_TEST_TMPDIR/a.pid"
+	wait_for grep -q pipe_write "/proc/$(cat "$BATS_TEST_TMPDIR/a.pid")/wchan"
+	start_bg b tmq-get -g G --window 1 --session-timeout 2 --commit -f ev
+	# Before, b got nothing for as long as the pipe stayed full.
+	wait_for holds_all 2 4
+	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/b.out"
+	# The reader reads on: a finds out, asks again, and the two share.
+	start_bg drain cat "$BATS_TEST_TMPDIR/fifo"
+	exec 4>&-
+	wait_for owned 2 4
+	seq 30001 30400 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	seq 30001 30400 | sed 's/^/message-number-/' >>"$BATS_TEST_TMPDIR/want"
+	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/drain.out" \
+	    "$BATS_TEST_TMPDIR/b.out"
+	stopped_ok a
+	stopped_ok b
+	run commits_forward
+	assert_success
+}

@@ -427,4 +427,5 @@ tmq_group_where(const struct tmq_group *g, struct tmq_live_where *w)
 	w->logname = g->log.name;
 	w->notice = g->notice;
 	w->notice_arg = g->notice_arg;
+	w->watch = g->watch;
 }

@@ -17,6 +17,8 @@
 #include "message.h"
 #include "topic.h"
 
+struct tmq_live_watch;
+
 struct tmq_group {
 	char *name;
 	struct tmq_topic log;		/* --group--NAME */
@@ -36,6 +38,9 @@ struct tmq_group {
 	 * after tmq_group_open; NULL: not said). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* A member's watch on the others' beats (liveness.h), or NULL:
+	 * observers see no member stale. */
+	struct tmq_live_watch *watch;
 
 	/* The state replayed from the log (groupstate.h), as of the line
 	 * at state.read_to. */

@@ -21,10 +21,12 @@ setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
     const char *group, const char *topic, struct tmq_error *e)
 {
 	enum tmq_reset reset = gc->reset;	/* set by the caller */
+	double session = gc->session;		/* too */
 	unsigned p;
 
 	memset(gc, 0, sizeof *gc);
 	gc->reset = reset;
+	gc->session = session;
 	gc->c = c;
 	gc->lockfd = -1;
 	gc->g.log.dirfd = -1;
@@ -136,6 +138,8 @@ drop_marks(struct tmq_gconsumer *gc, const unsigned char *held)
 
 /* The member's share changed: commit what we give up, then rebuild the
  * sources, keeping the position of partitions we keep. */
+static int commit_now(struct tmq_gconsumer *, struct tmq_error *);
+
 static int
 on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 {
@@ -147,7 +151,9 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 	int rc;
 	size_t s;
 
-	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
+	/* Partitions lost, not given up (member.c, lose): their new owner
+	 * may have committed past what we took; commit none of them. */
+	if (gc->autocommit && !gc->mb.lost && commit_now(gc, e) < 0)
 		return -1;
 	keep = malloc((gc->nparts ? gc->nparts : 1) * (sizeof *keep + 1));
 	if (keep == NULL)
@@ -198,7 +204,7 @@ on_offer(void *arg, struct tmq_error *e)
 {
 	struct tmq_gconsumer *gc = arg;
 
-	return gc->autocommit ? tmq_gc_commit(gc, e) : 0;
+	return gc->autocommit ? commit_now(gc, e) : 0;
 }
 
 int
@@ -210,6 +216,7 @@ tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		return -1;
 	gc->mb.notice = c->notice;
 	gc->mb.notice_arg = c->notice_arg;
+	gc->mb.session = gc->session;
 	if (tmq_member_join(&gc->mb, rootfd, group, &c->topics[gc->topic],
 	    from_now, window, e) < 0)
 		return -1;
@@ -346,7 +353,27 @@ pending(const struct tmq_gconsumer *gc)
 }
 
 int
-tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
+tmq_gc_due(const struct tmq_gconsumer *gc)
+{
+	return gc->is_member && tmq_member_due(&gc->mb);
+}
+
+int
+tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition)
+{
+	unsigned i;
+
+	if (!gc->is_member)
+		return 1;
+	for (i = 0; i < gc->mb.nheld; i++)
+		if (gc->mb.held[i] == partition)
+			return 1;
+	return 0;
+}
+
+/* Commit what is pending, as the state stands. */
+static int
+commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
 	struct tmq_poff *po;
 	unsigned p, n = 0;
@@ -383,6 +410,17 @@ tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 				gc->sent[p] = gc->delivered[p];
 	free(po);
 	return rc;
+}
+
+int
+tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
+{
+	/* After a stop we may have lost partitions: read the log first, so
+	 * that what we commit is still ours.  (on_assign and on_offer, which
+	 * run while the member reads the log, commit with commit_now.) */
+	if (tmq_gc_due(gc) && tmq_gc_poll(gc, e) < 0)
+		return -1;
+	return commit_now(gc, e);
 }
 
 int

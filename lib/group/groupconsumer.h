@@ -43,6 +43,8 @@ struct tmq_gconsumer {
 	enum tmq_reset reset;
 	unsigned char *reported;
 	unsigned generation;		/* bumped at each new share */
+	/* The member's session timeout (member.h; set before tmq_gc_join). */
+	double session;
 };
 
 /* Join group as a member reading topic. */
@@ -63,6 +65,10 @@ int tmq_gc_delivered(struct tmq_gconsumer *gc, unsigned partition,
 int tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e);
 /* Keep up with the group log. */
 int tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e);
+/* Whether to poll before printing or committing more (tmq_member_due). */
+int tmq_gc_due(const struct tmq_gconsumer *gc);
+/* Whether the member holds partition now (fixed partitions: always). */
+int tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition);
 /* How long the caller may sleep before the group needs us (ms, -1: any). */
 int tmq_gc_timeout(const struct tmq_gconsumer *gc);
 /* Holding a confirmed share and no rebalance under way. */

@@ -24,10 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "beneath.h"
 #include "escape.h"
+#include "grow.h"
+#include "idindex.h"
 #include "liveness.h"
 #include "modes.h"
 #include "regfile.h"
@@ -81,7 +84,8 @@ same_file(int dfd, const char *name, int fd)
  * filesystem without hard links gets a rename (which a co-user could only
  * race by guessing a random 64-bit tag). */
 int
-tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
+tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
+    struct tmq_error *e)
 {
 	struct flock fl;
 	char name[64], tmp[64], shown[80];
@@ -116,6 +120,16 @@ tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e)
 			close(*fd);
 			*fd = -1;
 			break;
+		}
+		if (session > 0) {
+			char t[32];
+			int len = snprintf(t, sizeof t, "%.3f\n", session);
+
+			/* Best effort: a file without it takes the
+			 * watcher's timeout. */
+			if (ftruncate(*fd, 0) < 0 ||
+			    pwrite(*fd, t, (size_t)len, 0) != len)
+				(void)ftruncate(*fd, 0);
 		}
 		rc = linkat(dfd, tmp, dfd, name, 0);
 		if (rc < 0 && errno != EEXIST && errno != ENOENT)
@@ -200,6 +214,110 @@ say_unvouched(const struct tmq_live_where *w, uint32_t id, int all,
 	w->notice(w->notice_arg, msg);
 }
 
+double
+tmq_live_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+tmq_live_beat(int fd)
+{
+	if (fd >= 0)
+		(void)futimens(fd, NULL);
+}
+
+void
+tmq_live_watch_free(struct tmq_live_watch *w)
+{
+	free(w->v);
+	tmq_idx_clear(&w->ix);
+	w->v = NULL;
+	w->n = w->cap = 0;
+}
+
+/* The timeout written in an open lock file: "SECONDS\n", within the
+ * bounds, or 0 (none, or not one we take). */
+static double
+timeout_in(int fd)
+{
+	char buf[32], *end;
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	double v;
+	ssize_t i;
+
+	if (n < 2 || buf[n - 1] != '\n')
+		return 0;
+	buf[n - 1] = '\0';
+	for (i = 0; i < n - 1; i++)
+		if (!(buf[i] >= '0' && buf[i] <= '9') && buf[i] != '.')
+			return 0;
+	v = strtod(buf, &end);
+	if (*end != '\0' || !(v >= TMQ_SESSION_MIN && v <= TMQ_SESSION_MAX))
+		return 0;
+	return v;
+}
+
+double
+tmq_live_timeout_of(int logdirfd, uint64_t tag)
+{
+	char name[64];
+	double v;
+	int dfd, fd;
+
+	if ((dfd = dot_dir(logdirfd, 0)) < 0)
+		return 0;
+	live_name(tag, name, sizeof name);
+	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	v = timeout_in(fd);
+	close(fd);
+	return v;
+}
+
+/* Whether the held lock on fd (member id, tag) has been silent for its
+ * holder's session timeout, as far as this watch has seen (liveness.h). */
+static int
+watch_says_stale(struct tmq_live_watch *w, int fd, uint64_t tag, uint32_t id)
+{
+	struct tmq_live_seen *s;
+	struct stat st;
+	double now = tmq_live_clock();
+	long at;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	at = tmq_idx_find(&w->ix, id);
+	if (at < 0) {
+		if (tmq_grow(&w->v, &w->cap, w->n + 1, sizeof *w->v) < 0 ||
+		    tmq_idx_put(&w->ix, id, (uint32_t)w->n) < 0)
+			return 0;
+		at = (long)w->n++;
+		w->v[at].id = id;
+		w->v[at].tag = tag + 1;		/* not seen yet */
+	}
+	s = &w->v[at];
+	if (s->tag != tag || s->mt_sec != (long long)st.st_mtim.tv_sec ||
+	    s->mt_nsec != (long long)st.st_mtim.tv_nsec) {
+		if (s->tag != tag) {
+			s->tag = tag;
+			s->timeout = timeout_in(fd);
+			if (s->timeout == 0)
+				s->timeout = w->timeout;
+		}
+		s->mt_sec = (long long)st.st_mtim.tv_sec;
+		s->mt_nsec = (long long)st.st_mtim.tv_nsec;
+		s->since = now;
+		return 0;
+	}
+	return s->timeout > 0 && now - s->since >= s->timeout;
+}
+
 /* The probe of tag's file in dfd (.tmq); w and id only to say what was
  * refused (w NULL: nothing is said). */
 static enum tmq_liveness
@@ -223,8 +341,17 @@ probe_in(int dfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 		close(fd);
 		return TMQ_LIVE_UNKNOWN;
 	}
+	if (fl.l_type == F_UNLCK) {
+		close(fd);
+		return TMQ_LIVE_DEAD;
+	}
+	if (w != NULL && w->watch != NULL && watch_says_stale(w->watch, fd,
+	    tag, id)) {
+		close(fd);
+		return TMQ_LIVE_STALE;
+	}
 	close(fd);
-	return fl.l_type == F_UNLCK ? TMQ_LIVE_DEAD : TMQ_LIVE_YES;
+	return TMQ_LIVE_YES;
 }
 
 static enum tmq_liveness
@@ -419,9 +546,10 @@ tmq_live_member(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	    TMQ_LIVE_UNKNOWN;
 }
 
-void
-tmq_live_pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
-    int has_self, uint32_t self, unsigned *alive, unsigned *unknown)
+static void
+pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    int has_self, uint32_t self, unsigned *alive, unsigned *unknown,
+    uint32_t *ids, unsigned cap)
 {
 	unsigned i;
 
@@ -447,15 +575,63 @@ tmq_live_pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
 			continue;
 		switch (probe(w->logdirfd, m->tag, w, m->id)) {
 		case TMQ_LIVE_YES:
+			if (ids != NULL && *alive < cap)
+				ids[*alive] = m->id;
 			(*alive)++;
 			break;
 		case TMQ_LIVE_UNKNOWN:
 			(*unknown)++;
 			break;
 		case TMQ_LIVE_DEAD:
+		case TMQ_LIVE_STALE:
 			break;
 		}
 	}
+}
+
+void
+tmq_live_pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    int has_self, uint32_t self, unsigned *alive, unsigned *unknown)
+{
+	pending(w, s, has_self, self, alive, unknown, NULL, 0);
+}
+
+unsigned
+tmq_live_waiting(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t *ids, unsigned cap)
+{
+	unsigned alive, unknown;
+
+	pending(w, s, 0, 0, &alive, &unknown, ids, cap);
+	return alive;
+}
+
+int
+tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t id, double now, double *silent, double *timeout)
+{
+	const struct tmq_gmember *m = tmq_gstate_find(s, id);
+	char name[64];
+	struct stat st;
+	int dfd, fd;
+
+	if (m == NULL || !m->claimed || (dfd = dot_dir(w->logdirfd, 0)) < 0)
+		return -1;
+	live_name(m->tag, name, sizeof name);
+	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	*timeout = timeout_in(fd);
+	if (fstat(fd, &st) < 0 || *timeout == 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	*silent = now - ((double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9);
+	if (*silent < 0)
+		*silent = 0;
+	return 0;
 }
 
 int

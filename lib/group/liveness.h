@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "groupstate.h"
+#include "idindex.h"
 
 /* Where a group's lock files are, and how to say what was found there:
  * the group's log directory, the names for messages, and the group's
@@ -29,19 +30,65 @@ struct tmq_live_where {
 	const char *logname;		/* its log's: --group--NAME */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* A member's watch on the others' beats, or NULL: observers see no
+	 * member stale (see below). */
+	struct tmq_live_watch *watch;
 };
 
 enum tmq_liveness {
 	TMQ_LIVE_UNKNOWN,	/* no lock file: cannot vouch either way */
 	TMQ_LIVE_YES,		/* its lock is held */
-	TMQ_LIVE_DEAD		/* its lock file is there, the lock is gone */
+	TMQ_LIVE_DEAD,		/* its lock file is there, the lock is gone */
+	TMQ_LIVE_STALE		/* its lock is held, but it has not beaten for
+				 * its session timeout (a watch saw it) */
 };
+
+/* Session timeouts.  A member with a session timeout T writes T (decimal
+ * seconds, one line) into its lock file before the file gets its name,
+ * and beats: it sets the file's modification time to now at least every
+ * T/4 while it runs (tmq_live_beat).  A stopped process, or one blocked
+ * writing to a pipe nobody reads, keeps its lock but stops beating.  A
+ * member watching the others (struct tmq_live_watch, hung on the group
+ * as g->watch) remembers each one's modification time and when, by its
+ * own monotonic clock, it last saw it change: a held lock whose time has
+ * not changed for the holder's T is stale, and counts as gone.  Only the
+ * watcher's own clock measures, so clocks that disagree between machines
+ * cannot make a member stale; a watcher that has just started waits a
+ * whole T before it calls anyone stale.  A file without a valid T (the
+ * TwainMQ library makes none; a co-user may write anything) takes the
+ * watcher's own. */
+#define TMQ_SESSION_MIN 0.1
+#define TMQ_SESSION_MAX 86400.0
+
+struct tmq_live_seen {
+	uint32_t id;
+	uint64_t tag;
+	long long mt_sec, mt_nsec;	/* the modification time last seen */
+	double since;			/* monotonic time it was first seen */
+	double timeout;			/* the holder's session timeout */
+};
+
+struct tmq_live_watch {
+	double timeout;			/* ours: for files that say none */
+	struct tmq_live_seen *v;
+	size_t n, cap;
+	struct tmq_idindex ix;		/* where each id is in v */
+};
+
+void tmq_live_watch_free(struct tmq_live_watch *w);
+/* Seconds on a monotonic clock. */
+double tmq_live_clock(void);
+/* Say we are alive: the file's modification time to now. */
+void tmq_live_beat(int fd);
+/* The session timeout written in the file of a held lock, or 0. */
+double tmq_live_timeout_of(int logdirfd, uint64_t tag);
 
 /* Take the lock for tag: *fd holds it (-1 when the filesystem has no
  * locks: the member then goes unvouched, like the TwainMQ library's).  The
- * file is made, then locked: a sweep may remove it in between, so the lock is
- * taken again until the file under the name is the one locked. */
-int tmq_live_hold(int logdirfd, uint64_t tag, int *fd, struct tmq_error *e);
+ * file is made and locked under another name, then given its own (session:
+ * the timeout written in it; 0: none). */
+int tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
+    struct tmq_error *e);
 /* Leaving: remove the file, then drop the lock. */
 void tmq_live_release(int logdirfd, uint64_t tag, int fd);
 enum tmq_liveness tmq_live_probe(int logdirfd, uint64_t tag);
@@ -75,6 +122,16 @@ enum tmq_liveness tmq_live_member(const struct tmq_live_where *w,
 void tmq_live_pending(const struct tmq_live_where *w,
     const struct tmq_gstate *s, int has_self, uint32_t self, unsigned *alive,
     unsigned *unknown);
+/* For observers: the live members the rebalance under way waits for (up
+ * to cap of their ids in ids); their number. */
+unsigned tmq_live_waiting(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, uint32_t *ids, unsigned cap);
+/* For observers: how long (by the wall clock, now) member id has not
+ * beaten, and its session timeout, from its lock file: 0, or -1 when it
+ * has no file or says no timeout (a member that does not beat). */
+int tmq_live_silence(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, uint32_t id, double now, double *silent,
+    double *timeout);
 /* Whether the rebalance under way may end now: every live member has
  * offered, and so has every member that may be alive, or the window is
  * over for those.  A member known alive is waited for past the window. */

@@ -36,6 +36,8 @@
 /* How often a member looks at the others' locks (seconds): a dead
  * member's partitions move this long after it died, plus a rebalance. */
 #define PROBE_PERIOD 0.5
+/* Beats per session timeout (liveness.h): one late beat is no stall. */
+#define BEATS 4
 
 static uint64_t
 random64(void)
@@ -117,7 +119,35 @@ confirm(struct tmq_member *mb, struct tmq_error *e)
 	return 0;
 }
 
-/* React to one message, already applied to the group state. */
+/* We held partitions in a rebalance that ended without our offer (we were
+ * stopped, blocked, or just too late): they are someone else's now.  Drop
+ * them without committing (mb->lost tells on_assign): a commit of ours
+ * would go after, and could go back over, one of their new owner's.  Then
+ * ask for a share again. */
+static int
+lose(struct tmq_member *mb, struct tmq_error *e)
+{
+	int rc = 0;
+
+	if (mb->nheld > 0 || mb->settled) {
+		mb->lost = 1;
+		if (mb->on_assign != NULL)
+			rc = mb->on_assign(mb->arg, NULL, 0, e);
+		mb->lost = 0;
+		free(mb->held);
+		mb->held = NULL;
+		mb->nheld = 0;
+		mb->settled = 0;
+	}
+	mb->need_rebal = 1;
+	return rc;
+}
+
+/* React to one message, already applied to the group state.  A
+ * BEGINREBAL is answered once the log is read to its end (answer), not
+ * when read: a member reading late (stopped, blocked on its output)
+ * would otherwise offer, and commit, in a rebalance that the lines after
+ * it show over. */
 static int
 react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 {
@@ -125,26 +155,58 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 		return 0;
 	switch (m->kind) {
 	case TMQ_G_BEGINREBAL:
-		mb->answered = m->offset + 1;
-		if (mb->on_offer != NULL && mb->on_offer(mb->arg, e) < 0)
-			return -1;
-		return offer(mb, 0, e);
+		mb->to_answer = m->offset + 1;
+		return 0;
 	case TMQ_G_ENDREBAL:
-		/* Only the ENDREBAL that closed the rebalance we answered. */
-		if (mb->g.state.ended_offset == m->offset &&
-		    mb->answered == mb->g.state.rebal_offset + 1) {
+		if (mb->g.state.ended_offset != m->offset)
+			return 0;
+		/* The ENDREBAL that closed the rebalance we answered. */
+		if (mb->answered == mb->g.state.rebal_offset + 1) {
 			mb->answered = 0;
 			/* Our offer came after it (we joined the rebalance as
-			 * it ended): nothing was shared with us, so start
-			 * another, in which we count. */
+			 * it ended, or answered late): nothing was shared
+			 * with us. */
 			if (tmq_gstate_share(&mb->g.state, mb->id) == NULL)
-				return begin_rebalance(mb, e);
+				return lose(mb, e);
 			return confirm(mb, e);
+		}
+		/* One that ended before we answered it. */
+		if (mb->to_answer == mb->g.state.rebal_offset + 1) {
+			mb->to_answer = 0;
+			return lose(mb, e);
 		}
 		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* At the end of the log: answer the rebalance in force, or start one when
+ * we lost our share. */
+static int
+answer(struct tmq_member *mb, struct tmq_error *e)
+{
+	if (!mb->has_id)
+		return 0;
+	if (mb->to_answer != 0) {
+		uint64_t r = mb->to_answer;
+
+		mb->to_answer = 0;
+		if (mb->g.state.rebalancing && r == mb->g.state.rebal_offset + 1) {
+			mb->answered = r;
+			mb->need_rebal = 0;
+			if (mb->on_offer != NULL && mb->on_offer(mb->arg, e) < 0)
+				return -1;
+			return offer(mb, 0, e);
+		}
+	}
+	if (mb->need_rebal) {
+		mb->need_rebal = 0;
+		if (!(mb->g.state.rebalancing &&
+		    mb->answered == mb->g.state.rebal_offset + 1))
+			return begin_rebalance(mb, e);
+	}
+	return 0;
 }
 
 static int drain(struct tmq_member *, int, uint64_t, int *, unsigned *,
@@ -217,7 +279,7 @@ drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
 		if (rc < 0)
 			return -1;
 	}
-	return 0;
+	return answer(mb, e);
 }
 
 int
@@ -227,12 +289,15 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 {
 	void (*notice)(void *, const char *) = mb->notice;
 	void *notice_arg = mb->notice_arg;
+	double session = mb->session;
 	unsigned try = 0, claims = 0;
 	int result;
 
 	memset(mb, 0, sizeof *mb);
 	mb->notice = notice;
 	mb->notice_arg = notice_arg;
+	mb->session = session;
+	mb->watch.timeout = session;
 	mb->livefd = -1;
 	mb->topic_partitions = t->partitions;
 	mb->window = window;
@@ -246,6 +311,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	}
 	mb->g.notice = notice;
 	mb->g.notice_arg = notice_arg;
+	mb->g.watch = &mb->watch;
 	if (tmq_group_replay(&mb->g, e) < 0)
 		goto bad;
 	/* A replay cut short by a signal knows too little to claim an id:
@@ -270,8 +336,9 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		mb->tag = random64();
 		/* Locked before anyone can read our claim, so nobody ever
 		 * sees it without the lock. */
-		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, &mb->livefd,
-		    e) < 0) {
+		mb->last_beat = tmq_live_clock();
+		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, mb->session,
+		    &mb->livefd, e) < 0) {
 			/* Not fatal: without its lock the member is one the
 			 * others cannot vouch for, as the TwainMQ library's
 			 * are, and rebalances wait their window for it. */
@@ -335,9 +402,10 @@ bad:
 	return -1;
 }
 
-/* Whether a member holding partitions in the last rebalance has died. */
+/* Whether a member holding partitions in the last rebalance has died, or
+ * gone silent for its session timeout (stale). */
 static int
-holder_died(struct tmq_member *mb)
+holder_gone(struct tmq_member *mb)
 {
 	const struct tmq_gstate *s = &mb->g.state;
 	struct tmq_live_where w;
@@ -346,9 +414,12 @@ holder_died(struct tmq_member *mb)
 	tmq_group_where(&mb->g, &w);
 	for (i = 0; i < s->nassigned; i++) {
 		const struct tmq_offer *o = &s->assigned[i];
+		enum tmq_liveness l;
 
-		if (o->member != mb->id && o->ngot > 0 &&
-		    tmq_live_member(&w, s, o->member) == TMQ_LIVE_DEAD)
+		if (o->member == mb->id || o->ngot == 0)
+			continue;
+		l = tmq_live_member(&w, s, o->member);
+		if (l == TMQ_LIVE_DEAD || l == TMQ_LIVE_STALE)
 			return 1;
 	}
 	return 0;
@@ -408,7 +479,7 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	/* Between rebalances: has a member holding partitions died? */
 	if (!s->rebalancing && now >= mb->next_probe) {
 		mb->next_probe = now + PROBE_PERIOD;
-		if (holder_died(mb)) {
+		if (holder_gone(mb)) {
 			if (begin_rebalance(mb, e) < 0)
 				return -1;
 			return drain(mb, 0, 0, NULL, NULL, e);
@@ -418,8 +489,22 @@ step(struct tmq_member *mb, struct tmq_error *e)
 }
 
 int
+tmq_member_due(const struct tmq_member *mb)
+{
+	return mb->has_id && mb->session > 0 &&
+	    tmq_live_clock() - mb->last_beat >= mb->session / BEATS;
+}
+
+int
 tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 {
+	/* Beat first: after a stop, the others must see us again before
+	 * we read what they did meanwhile. */
+	if (mb->has_id && mb->session > 0 &&
+	    tmq_live_clock() - mb->last_beat >= mb->session / BEATS) {
+		tmq_live_beat(mb->livefd);
+		mb->last_beat = tmq_live_clock();
+	}
 	if (step(mb, e) < 0)
 		return -1;
 	return mb->has_id && mb->sweep_due ? sweep(mb, e) : 0;
@@ -438,6 +523,13 @@ tmq_member_timeout(const struct tmq_member *mb)
 		left = PROBE_PERIOD;
 	if (left <= 0)
 		left = PROBE_PERIOD;	/* past the end: waiting for the living */
+	if (mb->session > 0) {
+		double beat = mb->last_beat + mb->session / BEATS -
+		    tmq_live_clock();
+
+		if (beat < left)
+			left = beat > 0 ? beat : 0;
+	}
 	return (int)ceil(left * 1000);
 }
 
@@ -464,5 +556,6 @@ tmq_member_close(struct tmq_member *mb)
 		close(mb->livefd);
 	tmq_group_close(&mb->g);
 	free(mb->held);
+	tmq_live_watch_free(&mb->watch);
 	memset(mb, 0, sizeof *mb);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "group.h"
+#include "liveness.h"
 #include "topic.h"
 
 struct tmq_member {
@@ -21,6 +22,16 @@ struct tmq_member {
 	uint64_t answered;		/* BEGINREBAL we offered for, + 1 */
 	uint64_t ended;			/* BEGINREBAL we wrote ENDREBAL for, + 1 */
 	int livefd;			/* holds our liveness lock, or -1 */
+	/* Session timeout (seconds; 0: none), set before tmq_member_join,
+	 * which keeps it: we beat every session/4 (liveness.h), and a
+	 * member silent for its timeout counts as gone. */
+	double session;
+	double last_beat;		/* monotonic time of our last beat */
+	struct tmq_live_watch watch;	/* the others' beats */
+	uint64_t to_answer;		/* BEGINREBAL read, not answered, + 1 */
+	int need_rebal;			/* lost our share: start one */
+	int lost;			/* on_assign: partitions lost, not
+					 * given up: commit none of them */
 	double next_probe;		/* when to look for dead members next */
 	/* Called with the new share before it is confirmed in the log, so
 	 * the caller can commit what it gives up and start what it gains. */
@@ -48,6 +59,9 @@ int tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
  * alive has not offered); start a rebalance when a member holding
  * partitions has died.  Returns 0, or -1 on error. */
 int tmq_member_poll(struct tmq_member *mb, struct tmq_error *e);
+/* Whether the member must poll before it prints or commits more: its beat
+ * is due, so it may have been stopped long enough to lose its share. */
+int tmq_member_due(const struct tmq_member *mb);
 /* Milliseconds until the member must poll again: the end of the
  * rebalance in force, or the next look at the other members' locks (-1:
  * never). */

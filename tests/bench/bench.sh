@@ -307,3 +307,27 @@ for r in 1 2 3; do
 	wait
 done
 echo "tmq-get -g, 64 members started at once settle (each holds one of 64 partitions), median of 3: $(median <"$work/g64")"
+
+# A member that stops answering: a member with --session-timeout 2 holds
+# 2 of 4 partitions and is stopped (SIGSTOP); timed from the signal to the
+# confirm in which the other holds all 4 (bound: the timeout, half a
+# second, a rebalance), median of 3.
+progress "handover after SIGSTOP..."
+: >"$work/STOP"
+for i in 1 2 3; do
+	g="STOP$i"
+	"$BIN/tmq-get" -g "$g" --session-timeout 2 -f gj >/dev/null &
+	a=$!
+	wait_confirmed "$g" 1 4 0 >/dev/null
+	"$BIN/tmq-get" -g "$g" --session-timeout 2 -f gj >/dev/null &
+	b=$!
+	wait_confirmed "$g" 2 2 0 >/dev/null
+	t0=$(now)
+	kill -STOP "$b"
+	t1=$(wait_confirmed "$g" 1 4 "$t0")
+	echo "$(ms "$t0" "$t1")" >>"$work/STOP"
+	kill -CONT "$b"
+	kill "$a" "$b"
+	wait "$a" "$b" || :
+done
+echo "group handover after SIGSTOP, session timeout 2 s, median of 3: $(median <"$work/STOP")"
