@@ -129,3 +129,40 @@ tmq-group: group G: partition 1: committed offset 10 is out of range, past the e
 	run --separate-stderr tmq-get --offset-reset now ev
 	assert_usage_error tmq-get "--offset-reset needs -g"
 }
+
+@test "a new group on a pruned topic starts at each partition's first offset, quietly: in range for describe, --offset-reset fail starts" {
+	tmq-topic create -k u8 -p 2 pt
+	for i in 0 1 2; do
+		tmq_write_line "$TMQ_ROOT/pt" 0-20261125_0.tmf u8 0 1795597200 "day1-$i"
+	done
+	for i in 3 4; do
+		tmq_write_line "$TMQ_ROOT/pt" 0-20261126_3.tmf u8 0 1795683600 "day2-$i"
+	done
+	tmq_write_line "$TMQ_ROOT/pt" 1-20261125_0.tmf u8 1 1795597200 "p1-0"
+	tmq_write_line "$TMQ_ROOT/pt" 1-20261126_1.tmf u8 1 1795683600 "p1-1"
+	tmq-topic prune pt --before 2026-11-26 >/dev/null
+	# A member of a new group with --offset-reset fail can start, and
+	# reads what is left, saying nothing.
+	run --separate-stderr tmq-get -g G --window 1 --offset-reset fail --commit pt
+	assert_success
+	assert_stderr ""
+	run sort <<<"$output"
+	assert_output $'day2-3\nday2-4\np1-1'
+	run committed
+	assert_output "0=5 1=2"
+	# The group's first commit (key 0) holds the first offsets, not 0.
+	run bash -c "tmq-dump -J -- --group--G | head -n 1"
+	assert_output --partial '"key":0,'
+	assert_output --partial '"partition_offsets":[[0,3],[1,1]]'
+	# Another new group, made by a reader of fixed partitions: in range
+	# for describe, its lag what is left.
+	tmq-get -g H -P 0 -n 1 pt >/dev/null
+	run --separate-stderr tmq-group describe H --max-lag 2
+	assert_success
+	assert_stderr ""
+	refute_output --partial "out-of-range"
+	# -o now: the ends, as before.
+	tmq-get -g N -o now -P 0 -n 1 pt >/dev/null || :
+	run bash -c "tmq-dump -J -- --group--N | head -n 1"
+	assert_output --partial '"partition_offsets":[[0,5],[1,2]]'
+}

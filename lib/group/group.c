@@ -164,7 +164,10 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 	if (po == NULL)
 		return tmq_fail(e, "out of memory");
 	/* "now" is written as each partition's end at creation rather than
-	 * the TwainMQ library's -1, which it cannot read back itself. */
+	 * the TwainMQ library's -1, which it cannot read back itself; the
+	 * start as each partition's first offset still on disk, not the
+	 * library's 0: on a pruned topic 0 is gone, and every member would
+	 * start out of range (one listing of the directory for them all). */
 	for (p = 0; p < t->partitions; p++) {
 		uint64_t end = 0;
 
@@ -174,6 +177,22 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 			return -1;
 		}
 		po[p].offset = (int64_t)end;
+	}
+	if (!from_now) {
+		struct tmq_pfile *pf;
+		size_t n, i;
+
+		if (tmq_pfiles_list(t->dirfd, -1, &pf, &n, e) < 0) {
+			free(po);
+			return -1;
+		}
+		/* Sorted by partition, then FIRST: the first of each. */
+		for (i = 0; i < n; i++)
+			if (pf[i].partition < t->partitions &&
+			    (i == 0 || pf[i - 1].partition != pf[i].partition))
+				po[pf[i].partition].offset =
+				    (int64_t)pf[i].first;
+		free(pf);
 	}
 	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
 	fc.name = name;
