@@ -410,6 +410,20 @@ again:
 			if (s->stopped || s->dry || s->failed || s->idle)
 				continue;
 			rc = tmq_lr_next(&s->lr, &l, e);
+			if (s->lr.jumped) {
+				/* Pruned before we got there: say it once,
+				 * go on from the first offset left. */
+				s->lr.jumped = 0;
+				notice(c, "%s: partition %u: offsets %llu to %llu "
+				    "were pruned before they were read: going on "
+				    "at %llu (%llu offsets skipped)", t->name,
+				    s->partition,
+				    (unsigned long long)s->lr.jumped_from,
+				    (unsigned long long)s->lr.jumped_to - 1,
+				    (unsigned long long)s->lr.jumped_to,
+				    (unsigned long long)(s->lr.jumped_to -
+				    s->lr.jumped_from));
+			}
 			if (rc < 0) {
 				tmq_consumer_fail_source(c, i, e);
 				continue;

@@ -35,6 +35,7 @@
 _Static_assert(LR_BUFSZ == TMQ_PIDX_LONG, "the index's long lines are ours");
 
 static int relist(struct tmq_linereader *r, struct tmq_error *e);
+static int open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e);
 static size_t file_for(const struct tmq_linereader *r, uint64_t offset);
 
 static int
@@ -229,6 +230,50 @@ open_at(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	return jump(r, &at, e);
 }
 
+/* Go on to file i of the list, the one that holds the next offset to
+ * read.  When it has gone (pruned since the list was read), go on from
+ * the first file still there that holds offsets at or after ours, as a
+ * reader asked for an offset that is gone starts at the first one left
+ * (tmq-topic(1)), and note the offsets jumped (r->jumped) for the caller
+ * to say; with no file left, nothing is read until one comes. */
+static int
+open_next(struct tmq_linereader *r, size_t i, int gone, struct tmq_error *e)
+{
+	uint64_t want = r->offset > r->skip_to ? r->offset : r->skip_to;
+	size_t j = i;
+
+	if (!gone) {
+		if (open_at(r, i, e) == 0)
+			return 0;
+		if (e->sys != ENOENT)
+			return -1;
+		if (r->fd >= 0)
+			close(r->fd);
+		r->fd = -1;
+		/* A shared listing is read again only when marked so. */
+		if (r->shared != NULL)
+			r->shared->stale = 1;
+		if (relist(r, e) < 0)
+			return -1;
+		for (j = 0; j + 1 < r->nfiles && r->files[j + 1].first <= want;
+		    j++)
+			;
+	}
+	if (r->nfiles == 0) {
+		r->skip_to = want;
+		return 0;
+	}
+	if (r->files[j].first > want) {
+		if (!r->jumped)
+			r->jumped_from = want;
+		r->jumped = 1;
+		r->jumped_to = r->files[j].first;
+		r->skip_to = r->files[j].first;
+	} else
+		r->skip_to = want;
+	return open_at(r, j, e);
+}
+
 int
 tmq_lr_park(struct tmq_linereader *r)
 {
@@ -260,8 +305,8 @@ unpark(struct tmq_linereader *r, struct tmq_error *e)
 			r->skip_to = r->offset;
 		if (relist(r, e) < 0)
 			return -1;
-		return r->nfiles > 0 ? open_at(r, file_for(r,
-		    r->skip_to), e) : 0;
+		return r->nfiles > 0 ? open_next(r, file_for(r,
+		    r->skip_to), 1, e) : 0;
 	}
 	if (fd < 0)
 		return tmq_fail_prefix(e, "partition %u", r->partition);
@@ -626,7 +671,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 				return -1;
 			if (r->nfiles == 0)
 				return 0;
-			if (open_at(r, file_for(r, r->skip_to), e) < 0)
+			if (open_next(r, file_for(r, r->skip_to), 0, e) < 0)
 				return -1;
 		}
 		if (r->start > 0) {
@@ -690,7 +735,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 				return 1;
 			continue;
 		}
-		if (open_at(r, r->cur + 1, e) < 0)
+		if (open_next(r, r->cur + 1, 0, e) < 0)
 			return -1;
 	}
 }

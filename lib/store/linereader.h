@@ -44,6 +44,11 @@ struct tmq_linereader {
 	uint64_t offset;	/* offset of the next line */
 	int overlong;		/* discarding a line longer than the buffer */
 	uint64_t skip_to;	/* discard lines before this offset */
+	/* Offsets jumped because their files went (pruned) before they were
+	 * read: [jumped_from, jumped_to), when jumped; the caller says so
+	 * and clears jumped. */
+	int jumped;
+	uint64_t jumped_from, jumped_to;
 	int skip_time;		/* discard lines older than skip_ts */
 	double skip_ts;
 	char problem[64];	/* what tmq_lr_cut_tail found */
