@@ -139,7 +139,14 @@ tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
 		if (rc == 0 && same_file(dfd, name, *fd))
 			break;
 		if (rc < 0 && errno == EEXIST) {
-			tmq_fail(e, "%s: exists already", shown);
+			/* Something is there under our name: say what. */
+			int there = tmq_open_regular_as(dfd, name, shown,
+			    O_RDONLY, 0, e);
+
+			if (there >= 0) {
+				close(there);
+				tmq_fail(e, "%s: exists already", shown);
+			}
 			close(*fd);
 			*fd = -1;
 			close(dfd);

@@ -42,7 +42,7 @@ holder(int dirfd, uint64_t tag)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		if (tmq_live_hold(dirfd, tag, &fd, &e) < 0)
+		if (tmq_live_hold(dirfd, tag, 0, &fd, &e) < 0)
 			_exit(1);
 		(void)!write(p[1], "x", 1);
 		for (;;)
@@ -91,7 +91,7 @@ hold_while_sweeping(int dirfd, int rounds)
 	for (i = 0; i < rounds; i++) {
 		uint64_t tag = 0x5000 + (uint64_t)i;
 
-		if (tmq_live_hold(dirfd, tag, &fd, &e) < 0 || fd < 0 ||
+		if (tmq_live_hold(dirfd, tag, 0, &fd, &e) < 0 || fd < 0 ||
 		    tmq_live_probe(dirfd, tag) != TMQ_LIVE_YES)
 			bad++;
 		tmq_live_release(dirfd, tag, fd);
@@ -160,7 +160,7 @@ main(void)
 	}
 
 	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN, "no file: unknown");
-	is_int(tmq_live_hold(dirfd, 1, &fd, &e), 0, "hold");
+	is_int(tmq_live_hold(dirfd, 1, 0, &fd, &e), 0, "hold");
 	ok(fd >= 0, "the filesystem has OFD locks");
 	is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_YES,
 	    "held in this process: alive");
@@ -184,7 +184,7 @@ main(void)
 	tmq_gstate_init(&g, 4);
 	memset(&w, 0, sizeof w);
 	w.logdirfd = dirfd;
-	is_int(tmq_live_hold(dirfd, 3, &fd3, &e), 0, "hold 3");
+	is_int(tmq_live_hold(dirfd, 3, 0, &fd3, &e), 0, "hold 3");
 	add_member(&g, 1, 1, 20);
 	add_member(&g, 2, 2, 5);
 	add_member(&g, 3, 3, 5);
@@ -299,7 +299,7 @@ main(void)
 	sweep(&w, &g);
 	ok(file_there(dirfd, 11) && file_there(dirfd, 12) &&
 	    file_there(dirfd, 13), "the sweep leaves them");
-	is_int(tmq_live_hold(dirfd, 11, &fd2, &e), -1,
+	is_int(tmq_live_hold(dirfd, 11, 0, &fd2, &e), -1,
 	    "no lock is held on a FIFO");
 	is_str(e.msg, ".tmq/live.000000000000000b: not a regular file (a FIFO)",
 	    "... and the hold says why");
