@@ -346,12 +346,13 @@ main(int argc, char **argv)
 	struct tmq_output out;
 	struct sigaction sa;
 	uint64_t seen = 0, since_commit = 0;
-	double last_commit, before;
+	double last_commit, before, started;
 	int corrupt = 0, fatal = 1, rc, timeout, grouped, reader_gone = 0;
 	unsigned long c_failures;
 	size_t src;
 
 	tmq_start(&cmd);
+	started = tmq_now();	/* before --until is read: now is not before */
 	memset(&gc, 0, sizeof gc);
 	memset(&out, 0, sizeof out);
 	gc.lockfd = -1;
@@ -404,6 +405,13 @@ main(int argc, char **argv)
 	if (setup(&opt, &c, &gc, argc, argv) < 0) {
 		if (stop)
 			fatal = 0;	/* a signal while setting up: exit 0 */
+		goto out;
+	}
+	/* --until now (or later): the ends at the start, whatever the stamps
+	 * of what is already there (tmq_consumer_until_ends). */
+	if (!grouped && opt.have_until && opt.until >= started &&
+	    tmq_consumer_until_ends(&c, &e) < 0) {
+		tmq_report(&cmd, &e);
 		goto out;
 	}
 	gc.autocommit = opt.commit;

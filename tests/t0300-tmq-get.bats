@@ -1015,3 +1015,24 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_write_error tmq-get -V
 	assert_write_error tmq-get --completion-helper
 }
+
+@test "--until now with a producer a day ahead: every message there when tmq-get starts, whatever its stamp; a past TIME still stops at the first message after it" {
+	command -v faketime >/dev/null || skip "faketime is not installed"
+	tmq-topic create -p 2 ev
+	seq 1 50 | sed 's/^/a/' | tmq-put ev
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	    faketime -f +1d tmq-put ev ahead1 ahead2
+	seq 51 100 | sed 's/^/a/' | tmq-put ev
+	# Before, the partitions ended at the skewed messages.
+	run --separate-stderr tmq-get --until now ev
+	assert_success
+	assert_equal "${#lines[@]}" 102
+	run --separate-stderr tmq-get -f --until now ev
+	assert_success
+	assert_equal "${#lines[@]}" 102
+	# A time before the reader starts keeps its meaning: each partition
+	# stops at its first message stamped after it (the skewed ones too).
+	run --separate-stderr tmq-get --until "@$(($(date +%s) - 3600))" ev
+	assert_success
+	assert_output ""
+}

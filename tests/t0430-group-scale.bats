@@ -47,8 +47,8 @@ stopped_ok() {
 	kill -TERM "$pid" 2>/dev/null || :
 	wait "$pid" || rc=$?
 	rm -f "$BATS_TEST_TMPDIR/$1.pid"
-	assert_equal "$rc" 0
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/$1.err")" ""
+	assert_equal "$rc" 0
 }
 
 # owned N NPARTS: the group G is stable with N members owning the NPARTS

@@ -486,7 +486,8 @@ tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
 			    it->err);
 			return 2;
 		}
-		if (c->have_until && m->ts > c->until) {
+		if (c->have_until && m->ts > c->until &&
+		    m->offset >= s->until_floor) {
 			s->stopped = 1;
 			continue;
 		}
@@ -500,6 +501,32 @@ tmq_consumer_position(const struct tmq_consumer *c, size_t i)
 	const struct tmq_ditem *it = tmq_dbatch_pending(&c->batch, i);
 
 	return it != NULL ? it->offset : tmq_lr_offset(&c->src[i].lr);
+}
+
+int
+tmq_consumer_until_ends(struct tmq_consumer *c, struct tmq_error *e)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsrc; i++) {
+		struct tmq_source *s = &c->src[i];
+		struct tmq_linereader lr;
+		uint64_t end;
+
+		if (s->failed)
+			continue;
+		/* The end through a reader of its own: s->lr keeps its place. */
+		if (tmq_lr_open(&lr, c->topics[s->topic].dirfd, s->partition,
+		    c->topics[s->topic].key_width, e) < 0)
+			return -1;
+		if (tmq_lr_end(&lr, &end, e) < 0) {
+			tmq_lr_close(&lr);
+			return -1;
+		}
+		tmq_lr_close(&lr);
+		s->until_floor = end;
+	}
+	return 0;
 }
 
 int

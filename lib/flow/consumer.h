@@ -19,6 +19,8 @@ struct tmq_source {
 	struct tmq_linereader lr;
 	int open;			/* lr is set up */
 	int stopped;			/* past --until */
+	uint64_t until_floor;		/* --until stops no message below
+					 * this offset (tmq_consumer_until_ends) */
 	int failed;			/* could not be read: said, skipped */
 	int dry;			/* had nothing in this fill() */
 	int idle;			/* at its end: asked again when woken */
@@ -88,6 +90,14 @@ uint64_t tmq_consumer_position(const struct tmq_consumer *c, size_t i);
  * name), count it, and skip it from now on. */
 void tmq_consumer_fail_source(struct tmq_consumer *c, size_t i,
     const struct tmq_error *e);
+/* --until at or after the moment the reader started (now, or later):
+ * every message already in a partition then is read, whatever its stamp,
+ * and only a message past those and stamped after the time ends the
+ * partition.  Producers' clocks disagree: one a day ahead would
+ * otherwise end a partition at its first message, long before the
+ * partition's end.  With now, the partitions' ends at the start, as
+ * kcat -e reads.  Call once the sources are placed. */
+int tmq_consumer_until_ends(struct tmq_consumer *c, struct tmq_error *e);
 /* Every source has passed --until. */
 int tmq_consumer_done(const struct tmq_consumer *c);
 /* Every source has failed (nothing is left to wait for). */
