@@ -224,6 +224,11 @@ sys.exit(1 if bad else 0)'
 	assert_success
 }
 
+# reads_from PID FILE: PID's standard input is FILE.
+reads_from() {
+	[ "$(readlink "/proc/$1/fd/0" 2>/dev/null)" = "$2" ]
+}
+
 # describe_state: the state line of describe.
 describe_state() {
 	tmq-group describe G | sed -n 's/^state: *//p'
@@ -245,7 +250,11 @@ describe_state() {
 	wait_for holds_all 2 4
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/b.out"
 	# The reader reads on: a finds out, asks again, and the two share.
-	start_bg drain cat "$BATS_TEST_TMPDIR/fifo"
+	# (our end closed once cat has the FIFO open: a writer must never
+	# find it without a reader)
+	cat <"$BATS_TEST_TMPDIR/fifo" >"$BATS_TEST_TMPDIR/drain.out" 3>&- 4>&- &
+	echo $! >"$BATS_TEST_TMPDIR/drain.pid"
+	wait_for reads_from "$!" "$BATS_TEST_TMPDIR/fifo"
 	exec 4>&-
 	wait_for owned 2 4
 	seq 30001 30400 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
