@@ -1,5 +1,6 @@
 /* names.c: name rules (see names.h).  Names become file names in the root,
  * so the checks here are what keeps a name from escaping it. */
+#include <stdio.h>
 #include <string.h>
 
 #include "escape.h"
@@ -56,4 +57,10 @@ tmq_any_name_check(const char *name, struct tmq_error *e)
 	if (tmq_is_group_topic(name))
 		return tmq_group_name_check(name + strlen(TMQ_GROUP_PREFIX), e);
 	return tmq_topic_name_check(name, e);
+}
+
+void
+tmq_group_log_name(const char *group, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s", TMQ_GROUP_PREFIX, group);
 }

@@ -2,6 +2,8 @@
 #ifndef TMQ_NAMES_H
 #define TMQ_NAMES_H
 
+#include <stddef.h>
+
 #include "error.h"
 
 #define TMQ_GROUP_PREFIX "--group--"
@@ -16,5 +18,9 @@ int tmq_group_name_check(const char *name, struct tmq_error *e);
 int tmq_any_name_check(const char *name, struct tmq_error *e);
 /* Is this the topic of a group? */
 int tmq_is_group_topic(const char *name);
+/* The topic of group's log, "--group--GROUP", into buf (of n bytes;
+ * TMQ_GROUP_LOG_MAX holds it for every group name allowed). */
+#define TMQ_GROUP_LOG_MAX (TMQ_NAME_MAX + 16)
+void tmq_group_log_name(const char *group, char *buf, size_t n);
 
 #endif

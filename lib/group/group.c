@@ -38,14 +38,14 @@ int
 tmq_group_open(int rootfd, const char *name, const char *topic_hint,
     struct tmq_group *g, struct tmq_error *e)
 {
-	char gt[TMQ_NAME_MAX + 16];
+	char gt[TMQ_GROUP_LOG_MAX];
 	unsigned i, nparts = TMQ_MAX_PARTITIONS;
 
 	memset(g, 0, sizeof *g);
 	g->log.dirfd = -1;
 	if (tmq_group_name_check(name, e) < 0)
 		return -1;
-	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	tmq_group_log_name(name, gt, sizeof gt);
 	if (tmq_topic_open(rootfd, gt, &g->log, e) < 0)
 		return -1;
 	/* The log must be what the protocol says: u32 keys, the seven types
@@ -144,7 +144,7 @@ int
 tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
     int from_now, struct tmq_error *e)
 {
-	char gt[TMQ_NAME_MAX + 16];
+	char gt[TMQ_GROUP_LOG_MAX];
 	struct first_commit fc;
 	struct tmq_error own;
 	struct tmq_poff *po;
@@ -194,7 +194,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 				    (int64_t)pf[i].first;
 		free(pf);
 	}
-	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
+	tmq_group_log_name(name, gt, sizeof gt);
 	fc.name = name;
 	fc.po = po;
 	fc.n = t->partitions;

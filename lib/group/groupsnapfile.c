@@ -15,25 +15,22 @@
  * do that can as well write the log itself.  Middle files are checked by
  * name only, so that a log of many days costs no more to check than a log
  * of one (a stat is a round trip on a network filesystem). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "beneath.h"
+#include "dotdir.h"
 #include "directread.h"
 #include "groupsnap.h"
 #include "groupsnapfile.h"
-#include "modes.h"
+#include "replace.h"
 
-#define SNAP_DIR ".tmq"
+#define SNAP_DIR TMQ_DOT_DIR
 #define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
 
@@ -140,49 +137,6 @@ verify(int logdirfd, struct tmq_linereader *lr,
 	return 0;
 }
 
-/* The log's dot-folder, never through a link (beneath.h). */
-static int
-open_snapdir(int logdirfd, int create)
-{
-	int fd = tmq_subdir_beneath(logdirfd, SNAP_DIR, create, 0777);
-
-	if (fd >= 0 && create)
-		tmq_mode_follow(logdirfd, fd);
-	return fd;
-}
-
-/* Remove what writers killed between writing and renaming left behind:
- * our temporary files, a minute old or more (a writer takes milliseconds;
- * one that stalls that long only loses its rename). */
-static void
-sweep(int dfd)
-{
-	struct dirent *de;
-	struct stat st;
-	time_t now = time(NULL);
-	DIR *d;
-	int fd = dup(dfd);
-
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		size_t n = strlen(de->d_name);
-
-		if (strncmp(de->d_name, SNAP_NAME ".", sizeof SNAP_NAME) != 0 ||
-		    n < 4 || strcmp(de->d_name + n - 4, ".tmp") != 0)
-			continue;
-		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode) && st.st_mtime + 60 <= now)
-			unlinkat(dfd, de->d_name, 0);
-	}
-	closedir(d);
-}
-
 /* The snapshot file, whole; NULL when there is none that could be ours. */
 static unsigned char *
 read_snapshot(int logdirfd, size_t *n, struct tmq_error *e)
@@ -192,7 +146,7 @@ read_snapshot(int logdirfd, size_t *n, struct tmq_error *e)
 	size_t got = 0;
 	int dfd, fd;
 
-	dfd = open_snapdir(logdirfd, 0);
+	dfd = tmq_dot_open(logdirfd, 0);
 	if (dfd < 0) {
 		tmq_fail_errno(e, "no snapshot");
 		return NULL;
@@ -282,9 +236,8 @@ tmq_gsnap_save(int logdirfd, struct tmq_linereader *lr,
 {
 	struct tmq_gsnap_pos pos;
 	unsigned char *buf = NULL;
-	char tmp[64];
-	uint64_t rnd, size;
-	size_t file, n, i, off;
+	uint64_t size;
+	size_t file, n, i;
 	int dfd = -1, fd = -1, rc = -1, how = 0;
 
 	memset(&pos, 0, sizeof pos);
@@ -334,45 +287,19 @@ tmq_gsnap_save(int logdirfd, struct tmq_linereader *lr,
 		tmq_fail(e, "a snapshot of %zu bytes is too large", n);
 		goto out;
 	}
-	dfd = open_snapdir(logdirfd, 1);
+	dfd = tmq_dot_open(logdirfd, 1);
 	if (dfd < 0) {
 		tmq_fail_errno(e, "%s", SNAP_DIR);
 		goto out;
 	}
-	if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
-		rnd = (uint64_t)getpid() * 2654435761u ^ s->read_to;
-	snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", SNAP_NAME,
-	    (long)getpid(), (unsigned long long)rnd);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-	    O_NOFOLLOW, 0666);
-	if (fd < 0) {
-		tmq_fail_errno(e, "%s/%s", SNAP_DIR, tmp);
-		goto out;
-	}
-	tmq_mode_follow(dfd, fd);
-	for (off = 0; off < n;) {
-		ssize_t w = write(fd, buf + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
 	/* No fsync: a snapshot torn by a crash fails its checksum, and costs
 	 * one full replay. */
-	if (off != n || close(fd) < 0 ||
-	    renameat(dfd, tmp, dfd, SNAP_NAME) < 0) {
-		tmq_fail_errno(e, "%s/%s", SNAP_DIR, SNAP_NAME);
-		if (off != n)
-			close(fd);
-		unlinkat(dfd, tmp, 0);
-		fd = -1;
+	if (tmq_write_replace(dfd, SNAP_NAME, SNAP_DIR "/" SNAP_NAME, buf, n, 0,
+	    e) < 0)
 		goto out;
-	}
-	fd = -1;
 	rc = 0;
-	sweep(dfd);
+	/* What writers killed before their rename left behind. */
+	tmq_tmp_sweep(dfd, SNAP_NAME);
 out:
 	if (fd >= 0 && fd != lr->fd)
 		close(fd);

@@ -38,6 +38,7 @@
 
 #include <json-c/json.h>
 
+#include "dotdir.h"
 #include "escape.h"
 #include "filelock.h"
 #include "keys.h"
@@ -45,6 +46,7 @@
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
+#include "replace.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicown.h"
@@ -194,28 +196,24 @@ rename_noreplace(int fromfd, const char *from, int tofd, const char *to)
 	return renameat(fromfd, from, tofd, to);
 }
 
-/* Write a definition into dirfd/tmp, whole and on disk, with the mode a
- * file made in modefd gets.  types[i] is the type of index i (NULL where
- * none).  The TwainMQ library's layout, one field a line. */
+/* Write a definition to fd, whole and on disk.  types[i] is the type of
+ * index i (NULL where none).  The TwainMQ library's layout, one field a
+ * line. */
 static int
-write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
-    int key_width, unsigned partitions, char *const *types, unsigned ntypes,
-    const char *group_topic, struct tmq_error *e)
+def_write(int fd, const char *name, int key_width, unsigned partitions,
+    char *const *types, unsigned ntypes, const char *group_topic,
+    struct tmq_error *e)
 {
 	const char *sj = subject(name);
 	struct json_object *js;
 	unsigned i, shown = 0;
 	FILE *f;
-	int fd;
+	int d = dup(fd);
 
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0666);
-	if (fd >= 0)
-		tmq_mode_follow(modefd, fd);
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+	if (d < 0 || (f = fdopen(d, "w")) == NULL) {
 		tmq_fail_errno(e, "%s: cannot write the definition", sj);
-		if (fd >= 0)
-			close(fd);
+		if (d >= 0)
+			close(d);
 		return -1;
 	}
 	fprintf(f, "{\n\"key_width\": %d,\n\"partitions\": %u,\n"
@@ -242,31 +240,59 @@ write_def_file(int dirfd, const char *tmp, int modefd, const char *name,
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		tmq_fail_errno(e, "%s: cannot write the definition", sj);
 		fclose(f);
-		unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
-	fclose(f);
+	if (fclose(f) != 0)
+		return tmq_fail_errno(e, "%s: cannot write the definition", sj);
+	return 0;
+}
+
+/* Write a definition as dirfd/file (a new name, in a work directory),
+ * with the mode a file made in modefd gets. */
+static int
+write_def_file(int dirfd, const char *file, int modefd, const char *name,
+    int key_width, unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, struct tmq_error *e)
+{
+	int fd;
+
+	fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666);
+	if (fd < 0)
+		return tmq_fail_errno(e, "%s: cannot write the definition",
+		    subject(name));
+	tmq_mode_follow(modefd, fd);
+	if (def_write(fd, name, key_width, partitions, types, ntypes,
+	    group_topic, e) < 0) {
+		close(fd);
+		unlinkat(dirfd, file, 0);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
 int
 tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
 {
-	char path[TMQ_NAME_MAX + 8], tmp[TMQ_NAME_MAX + 32];
+	char path[TMQ_NAME_MAX + 8], tmp[TMQ_TMP_NAME_MAX], shown[600];
+	const char *sj = subject(t->name);
+	int fd;
 
 	snprintf(path, sizeof path, "%s.twc", t->name);
-	/* The name is cut short so that the temporary name stays within
-	 * NAME_MAX for every allowed name. */
-	snprintf(tmp, sizeof tmp, ".%.200s.twc.%ld", t->name, (long)getpid());
-	if (write_def_file(rootfd, tmp, rootfd, t->name, t->key_width,
-	    t->partitions, t->types, t->ntypes, t->group_topic, e) < 0)
+	snprintf(shown, sizeof shown, "%s: cannot write the definition", sj);
+	/* Written whole under a temporary name, then renamed onto the
+	 * definition (replace.h): a reader sees the old one or the new. */
+	if ((fd = tmq_tmp_create(rootfd, path, shown, tmp, e)) < 0)
 		return -1;
-	if (renameat(rootfd, tmp, rootfd, path) < 0) {
-		tmq_fail_errno(e, "%s: cannot write the definition", t->name);
+	if (def_write(fd, t->name, t->key_width, t->partitions, t->types,
+	    t->ntypes, t->group_topic, e) < 0) {
+		close(fd);
 		unlinkat(rootfd, tmp, 0);
 		return -1;
 	}
-	return 0;
+	close(fd);
+	return tmq_tmp_commit(rootfd, tmp, path, shown, e);
 }
 
 /* An empty file of the day for each partition of a new topic, as the TwainMQ
@@ -545,10 +571,11 @@ deletable(int rootfd, const char *name, struct tmq_error *e)
 		    tmq_foreign_text(&f, list, sizeof list));
 	else if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0)
 		rc = tmq_fail_errno(e, "%s: not deleted: %s/", sj, name);
-	else if (fstatat(fd, ".tmq", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && faccessat(fd, ".tmq", W_OK | X_OK,
+	else if (fstatat(fd, TMQ_DOT_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && faccessat(fd, TMQ_DOT_DIR, W_OK | X_OK,
 	    AT_EACCESS | AT_SYMLINK_NOFOLLOW) < 0)
-		rc = tmq_fail_errno(e, "%s: not deleted: %s/.tmq", sj, name);
+		rc = tmq_fail_errno(e, "%s: not deleted: %s/" TMQ_DOT_DIR, sj,
+		    name);
 	close(fd);
 	return rc;
 }

@@ -8,10 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dotdir.h"
 #include "escape.h"
 #include "topicown.h"
 
-#define DOT ".tmq"
+#define DOT TMQ_DOT_DIR
 /* Passes over a directory before giving up on emptying it: a listing
  * taken while its entries go may miss some (then the next pass sees
  * them); a co-user who keeps adding our kind of name only costs passes. */
@@ -140,8 +141,7 @@ tmq_own_scan(int dirfd, struct tmq_foreign *f, struct tmq_error *e)
 		if (strcmp(de->d_name, DOT) == 0) {
 			if (is_dir(dirfd, de) != 1)
 				continue;	/* a file or link: ours */
-			fd = openat(dirfd, DOT, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			fd = tmq_dot_open(dirfd, 0);
 			if (fd < 0) {
 				if (errno != ENOENT && errno != ENOTDIR &&
 				    errno != ELOOP)
@@ -193,8 +193,7 @@ remove_dot(int topicfd, const char *shown, struct tmq_foreign *f,
 	DIR *d;
 	int fd, r, rc = 0;
 
-	fd = openat(topicfd, DOT, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_NONBLOCK | O_CLOEXEC);
+	fd = tmq_dot_open(topicfd, 0);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;

@@ -1,0 +1,43 @@
+/* replace.h: a file put in place whole: written (or locked) under a
+ * temporary name beside it, then renamed onto its name, so that nobody
+ * who opens the name ever finds it half written, or unlocked (nq's habit
+ * for lock files).  The one way tmq replaces a file in a root: a topic's
+ * definition, a group's snapshot, a member's lock file.
+ *
+ * A temporary is ".NAME.PID.RANDOM.tmp" in the same directory: a dot
+ * name, which no topic, partition file or lock of ours is, and which the
+ * TwainMQ library never lists.  One left by a writer killed before its
+ * rename is removed by tmq_tmp_sweep once it is a minute old and nobody
+ * holds a lock on it. */
+#ifndef TMQ_REPLACE_H
+#define TMQ_REPLACE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Room for a temporary name (the name is cut to 200 bytes in it, so that
+ * it stays within NAME_MAX for every name allowed). */
+#define TMQ_TMP_NAME_MAX 256
+
+/* Create a temporary for name in dirfd (O_EXCL, never through a link),
+ * with the modes a file made in dirfd gets (modes.h): its descriptor,
+ * open for writing (and reading), with its name in tmp; -1 with e set
+ * ("SHOWN: " and the system's message; shown names name for messages). */
+int tmq_tmp_create(int dirfd, const char *name, const char *shown,
+    char tmp[TMQ_TMP_NAME_MAX], struct tmq_error *e);
+/* Rename tmp onto name in dirfd, replacing what is there (no directory).
+ * On failure tmp is removed, and e says so. */
+int tmq_tmp_commit(int dirfd, const char *tmp, const char *name,
+    const char *shown, struct tmq_error *e);
+/* Write buf[0..n) as name in dirfd: to a temporary, flushed to disk first
+ * when sync is set, then renamed into place.  On failure nothing is left
+ * but what was there, and e says why. */
+int tmq_write_replace(int dirfd, const char *name, const char *shown,
+    const void *buf, size_t n, int sync, struct tmq_error *e);
+/* Remove the temporaries of name (of every name, when NULL) in dirfd
+ * that are a minute old or more and that no lock is held on: those of
+ * writers killed before their rename.  Best effort. */
+void tmq_tmp_sweep(int dirfd, const char *name);
+
+#endif
