@@ -160,7 +160,7 @@ test_replay(int rootfd)
 	/* The snapshot the replay left restores the same, indexes too. */
 	tmq_group_open(rootfd, "g", "t", &g, &e);
 	g.snap_every = 1;
-	is_int(tmq_gsnap_load(g.log.dirfd, &g.lr, st, &e), 1,
+	is_int(tmq_group_load(&g, &e), 1,
 	    "a snapshot of %u members loads", n);
 	for (i = 0, lost = 0; i <= n; i++)
 		lost += tmq_gstate_find(st, i) == NULL;
