@@ -894,8 +894,15 @@ save_new(struct tmq_pidx *x, int fd, int how)
 	if (rc == 0) {
 		if (x->state == ST_BAD)
 			rc = renameat(dfd, tmp, dfd, name);
-		else
+		else {
 			rc = renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE);
+			/* FUSE (GlusterFS) and some network filesystems have
+			 * no RENAME_NOREPLACE: replace.  Ours is as right as
+			 * one made meanwhile; only entries appended to that
+			 * one are lost, and made again by later readers. */
+			if (rc < 0 && (errno == EINVAL || errno == ENOSYS))
+				rc = renameat(dfd, tmp, dfd, name);
+		}
 	}
 	if (rc < 0) {
 		/* Another made one meanwhile (the next save appends to it),
