@@ -468,9 +468,11 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		}
 		return -1;
 	}
-	/* Only an index this user wrote, that no one else may write and
-	 * that is linked nowhere else: its line numbers are the one thing
-	 * a use cannot check against the file (partindex.h). */
+	/* Only an index this user wrote, that no one else may write: its
+	 * line numbers are the one thing a use cannot check against the
+	 * file (partindex.h).  Its link count is no test: GlusterFS keeps a
+	 * second link of every file on its bricks, and a link to another
+	 * index of ours names another file or topic in its header. */
 	why = NULL;
 	if (fstat(o->fd, &st) < 0)
 		why = "cannot be read";
@@ -478,8 +480,6 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		why = "not written by this user";
 	else if (st.st_mode & (S_IWGRP | S_IWOTH))
 		why = "writable by other users";
-	else if (st.st_nlink != 1)
-		why = "linked elsewhere too";
 	if (why != NULL) {
 		close(dfd);
 		close_ix(o);

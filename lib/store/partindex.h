@@ -49,7 +49,7 @@
  * index with all of them shifted by one, each record sealed again, passes
  * every other check), so a reader uses only an index that no one but its
  * own user (and root) could have written: owned by it, writable by no
- * other, with one link; every user's readers index for that user.
+ * other; every user's readers index for that user.
  *
  * Who writes it: whoever reads.  The TwainMQ library's producers never
  * will, and a producer appending with O_APPEND does not learn where its

@@ -692,8 +692,10 @@ main(void)
 	ok(nsaid == 0, "  refused for the same reason: not said again");
 	rewrite_index(good, n);
 	if (linkat(dirfd_, IDX0, dirfd_, ".tmq/elsewhere", 0) == 0) {
-		answers_hold("an index linked elsewhere too");
-		said_once("linked elsewhere", "linked elsewhere too");
+		/* (as GlusterFS's bricks have every file: used) */
+		nsaid = 0;
+		answers_hold("an index with a second link");
+		ok(nsaid == 0, "  nothing said");
 		unlinkat(dirfd_, ".tmq/elsewhere", 0);
 	}
 	rewrite_index(good, n);
