@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "autocommit.h"
 #include "cli.h"
 #include "consumer.h"
 #include "groupconsumer.h"
@@ -176,36 +177,6 @@ output_taken(void *arg, uint64_t *bytes, struct tmq_error *e)
 	return tmq_output_taken(arg, bytes, e);
 }
 
-/* At a normal end with --commit: what is still in the pipe is not taken,
- * and would be read again by the group.  Give the reader the time to take
- * it (or to go away), answering the group and committing meanwhile; a
- * signal cuts this short. */
-static int
-wait_taken(struct tmq_gconsumer *gc, struct tmq_output *out,
-    struct tmq_error *e)
-{
-	double last = tmq_now();
-	int rc, timeout;
-
-	if (fflush(out->f) != 0)
-		return 0;
-	while (!stop) {
-		timeout = tmq_gc_timeout(gc);
-		if (timeout < 0 || timeout > 1000)
-			timeout = 1000;
-		if ((rc = tmq_output_wait_taken(out, timeout, e)) != 0)
-			return rc < 0 ? -1 : 0;
-		if (tmq_gc_poll(gc, e) < 0)
-			return -1;
-		if (tmq_now() - last >= 1.0) {
-			if (tmq_gc_commit(gc, e) < 0)
-				return -1;
-			last = tmq_now();
-		}
-	}
-	return 0;
-}
-
 /* The checks on the options that need them all: 0, or a usage error
  * (said). */
 static int
@@ -345,8 +316,9 @@ main(int argc, char **argv)
 	struct tmq_msg *m = NULL;
 	struct tmq_output out;
 	struct sigaction sa;
-	uint64_t seen = 0, since_commit = 0;
-	double last_commit, before, started;
+	struct tmq_autocommit ac;
+	uint64_t seen = 0;
+	double before, started;
 	int corrupt = 0, fatal = 1, rc, timeout, grouped, reader_gone = 0;
 	unsigned long c_failures;
 	size_t src;
@@ -428,7 +400,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	opt.pr.out = out.f;
-	last_commit = tmq_now();
+	tmq_ac_init(&ac, grouped && opt.commit, tmq_now());
 	while (!stop && (opt.count == 0 || seen < opt.count)) {
 		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
 			tmq_report(&cmd, &e);
@@ -463,14 +435,11 @@ main(int argc, char **argv)
 					fatal = 1;
 					break;
 				}
-				if (opt.commit && ++since_commit >= 1000) {
-					if (tmq_gc_commit(&gc, &e) < 0) {
-						tmq_report(&cmd, &e);
-						fatal = 1;
-						break;
-					}
-					since_commit = 0;
-					last_commit = tmq_now();
+				if (tmq_ac_count(&ac) &&
+				    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
+					tmq_report(&cmd, &e);
+					fatal = 1;
+					break;
 				}
 			}
 			continue;
@@ -495,14 +464,11 @@ main(int argc, char **argv)
 				fatal = 1;
 				break;
 			}
-			if (opt.commit && tmq_now() - last_commit >= 1.0) {
-				if (tmq_gc_commit(&gc, &e) < 0) {
-					tmq_report(&cmd, &e);
-					fatal = 1;
-					break;
-				}
-				last_commit = tmq_now();
-				since_commit = 0;
+			if (tmq_ac_due(&ac, tmq_now()) &&
+			    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
+				tmq_report(&cmd, &e);
+				fatal = 1;
+				break;
 			}
 			if (gc.generation != gen)
 				continue;	/* a new share: read it first */
@@ -543,8 +509,8 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	if (grouped && opt.commit && !fatal && !ferror(out.f) &&
-	    wait_taken(&gc, &out, &e) < 0) {
+	if (ac.on && !fatal && !ferror(out.f) &&
+	    tmq_ac_wait_taken(&ac, &gc, &out, &e) < 0) {
 		tmq_report(&cmd, &e);
 		fatal = 1;
 	}

@@ -7,13 +7,12 @@
 
 #include "cli.h"
 #include "confirm.h"
+#include "groupadmin.h"
 #include "groupinfo.h"
 #include "groupwait.h"
-#include "linereader.h"
+#include "jsonwriter.h"
 #include "metrics.h"
 #include "names.h"
-#include "partlist.h"
-#include "position.h"
 #include "root.h"
 #include "table.h"
 #include "timespec.h"
@@ -132,13 +131,6 @@ static const struct tmq_cmd cmd = {
 	.sub = &args.sub,
 };
 
-static void
-print_notice(void *arg, const char *msg)
-{
-	(void)arg;
-	tmq_warn(&cmd, "%s", msg);
-}
-
 /* Say the partitions whose files could not be read; how many.  With
  * damage, those with holes in their files too (their lag stands). */
 static unsigned
@@ -157,29 +149,16 @@ say_problems(const struct tmq_ginfo *gi, int damage)
 	return gi->nproblems + (damage ? gi->ndamaged : 0);
 }
 
-/* Open a group, replay it, and open its topic. */
+/* Load a group, and open its topic when t is not NULL; -1 once said. */
 static int
 load(struct args *a, const char *name, struct tmq_group *g,
     struct tmq_topic *t)
 {
 	struct tmq_error e;
 
-	if (tmq_group_open(a->rootfd, name, a->topic, g, &e) < 0)
+	if (tmq_group_observe(a->rootfd, name, a->topic, g, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
-	g->notice = print_notice;
-	if (tmq_group_replay(g, &e) < 0 || tmq_group_settle(g, &e) < 0) {
-		tmq_group_close(g);
-		return tmq_report(&cmd, &e), -1;
-	}
-	if (t == NULL)
-		return 0;
-	if (g->topic == NULL) {
-		tmq_warn(&cmd, "%s: the group's topic is not recorded: name it "
-		    "with -t", name);
-		tmq_group_close(g);
-		return -1;
-	}
-	if (tmq_topic_open(a->rootfd, g->topic, t, &e) < 0) {
+	if (t != NULL && tmq_group_open_topic(a->rootfd, g, t, &e) < 0) {
 		tmq_group_close(g);
 		return tmq_report(&cmd, &e), -1;
 	}
@@ -322,74 +301,103 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 static void
 describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 {
+	struct tmq_jw w;
 	char num[40];
 	unsigned i, j, p;
-	int first;
 
-	printf("{\"group\":\"%s\",\"topic\":\"%s\",\"state\":\"%s\","
-	    "\"rebalance_end\":", g->name, g->topic,
-	    g->state.rebalancing ? "rebalancing" : gi->nmembers ? "stable" :
-	    "empty");
+	tmq_jw_init(&w, stdout);
+	tmq_jw_object(&w);
+	tmq_jw_key(&w, "group");
+	tmq_jw_str(&w, g->name);
+	tmq_jw_key(&w, "topic");
+	tmq_jw_str(&w, g->topic);
+	tmq_jw_key(&w, "state");
+	tmq_jw_str(&w, g->state.rebalancing ? "rebalancing" : gi->nmembers ?
+	    "stable" : "empty");
+	tmq_jw_key(&w, "rebalance_end");
 	if (g->state.rebalancing) {
 		tmq_ts_repr(g->state.rebal_end, num, sizeof num);
-		fputs(num, stdout);
+		tmq_jw_number(&w, num);
 	} else
-		fputs("null", stdout);
-	fputs(",\"members\":{", stdout);
+		tmq_jw_null(&w);
+	tmq_jw_key(&w, "members");
+	tmq_jw_object(&w);
 	for (i = 0; i < gi->nmembers; i++) {
 		const struct tmq_offer *o = tmq_gstate_share(&g->state,
 		    gi->members[i]);
 
-		printf("%s\"%u\":[", i ? "," : "", gi->members[i]);
+		tmq_jw_key_u64(&w, gi->members[i]);
+		tmq_jw_array(&w);
 		for (j = 0; o != NULL && j < o->ngot; j++)
-			printf("%s%u", j ? "," : "", o->got[j]);
-		putchar(']');
+			tmq_jw_u64(&w, o->got[j]);
+		tmq_jw_end(&w);
 	}
-	fputs("},\"last_seen\":{", stdout);
+	tmq_jw_end(&w);
+	tmq_jw_key(&w, "last_seen");
+	tmq_jw_object(&w);
 	for (i = 0; i < gi->nmembers; i++) {
 		const struct tmq_gmember *mb = tmq_gstate_find(&g->state,
 		    gi->members[i]);
 
 		tmq_ts_repr(mb ? mb->last_seen : 0, num, sizeof num);
-		printf("%s\"%u\":%s", i ? "," : "", gi->members[i], num);
+		tmq_jw_key_u64(&w, gi->members[i]);
+		tmq_jw_number(&w, num);
 	}
-	fputs("},\"alive\":{", stdout);
-	for (i = 0; i < gi->nmembers; i++)
-		printf("%s\"%u\":%s", i ? "," : "", gi->members[i],
-		    gi->alive[i] == TMQ_LIVE_YES ? "true" :
-		    gi->alive[i] == TMQ_LIVE_DEAD ? "false" : "null");
-	fputs("},\"committed\":{", stdout);
-	for (p = 0, first = 1; p < gi->nparts; p++)
+	tmq_jw_end(&w);
+	tmq_jw_key(&w, "alive");
+	tmq_jw_object(&w);
+	for (i = 0; i < gi->nmembers; i++) {
+		tmq_jw_key_u64(&w, gi->members[i]);
+		if (gi->alive[i] == TMQ_LIVE_YES || gi->alive[i] == TMQ_LIVE_DEAD)
+			tmq_jw_bool(&w, gi->alive[i] == TMQ_LIVE_YES);
+		else
+			tmq_jw_null(&w);
+	}
+	tmq_jw_end(&w);
+	tmq_jw_key(&w, "committed");
+	tmq_jw_object(&w);
+	for (p = 0; p < gi->nparts; p++)
 		if (gi->parts[p].committed != TMQ_NOT_COMMITTED) {
-			printf("%s\"%u\":%lld", first ? "" : ",", p,
-			    (long long)gi->parts[p].committed);
-			first = 0;
+			tmq_jw_key_u64(&w, p);
+			tmq_jw_i64(&w, gi->parts[p].committed);
 		}
-	printf("},\"total_lag\":%llu,\"partitions\":[",
-	    (unsigned long long)gi->total_lag);
+	tmq_jw_end(&w);
+	tmq_jw_key(&w, "total_lag");
+	tmq_jw_u64(&w, gi->total_lag);
+	tmq_jw_key(&w, "partitions");
+	tmq_jw_array(&w);
 	for (p = 0; p < gi->nparts; p++) {
 		const struct tmq_gpart *gp = &gi->parts[p];
 
-		printf("%s{\"partition\":%u,\"committed\":", p ? "," : "", p);
+		tmq_jw_object(&w);
+		tmq_jw_key(&w, "partition");
+		tmq_jw_u64(&w, p);
+		tmq_jw_key(&w, "committed");
 		if (gp->committed == TMQ_NOT_COMMITTED)
-			fputs("null", stdout);
+			tmq_jw_null(&w);
 		else
-			printf("%lld", (long long)gp->committed);
-		printf(",\"end\":%llu,\"lag\":%llu,\"out_of_range\":",
-		    (unsigned long long)gp->end, (unsigned long long)gp->lag);
+			tmq_jw_i64(&w, gp->committed);
+		tmq_jw_key(&w, "end");
+		tmq_jw_u64(&w, gp->end);
+		tmq_jw_key(&w, "lag");
+		tmq_jw_u64(&w, gp->lag);
+		tmq_jw_key(&w, "out_of_range");
 		if (gp->range == TMQ_PAST_END)
-			fputs("\"past_end\"", stdout);
+			tmq_jw_str(&w, "past_end");
 		else if (gp->range == TMQ_BEFORE_FIRST)
-			fputs("\"before_first\"", stdout);
+			tmq_jw_str(&w, "before_first");
 		else
-			fputs("null", stdout);
-		fputs(",\"owner\":", stdout);
+			tmq_jw_null(&w);
+		tmq_jw_key(&w, "owner");
 		if (gp->has_owner)
-			printf("%u}", gp->owner);
+			tmq_jw_u64(&w, gp->owner);
 		else
-			fputs("null}", stdout);
+			tmq_jw_null(&w);
+		tmq_jw_end(&w);
 	}
-	puts("]}");
+	tmq_jw_end(&w);
+	tmq_jw_end(&w);
+	putchar('\n');
 }
 
 static int
@@ -414,26 +422,11 @@ do_describe(struct args *a, const char *name)
 		describe_text(&g, &gi);
 	if (say_problems(&gi, 1) > 0)
 		rc = TMQ_EXIT_FAIL;
-	/* Out of range counts as lagging, whatever N. */
-	for (p = 0; a->have_maxlag && p < gi.nparts; p++) {
-		if (gi.parts[p].range != TMQ_IN_RANGE) {
-			char msg[400];
-
+	for (p = 0; a->have_maxlag && p < gi.nparts; p++)
+		if (tmq_ginfo_check_lag(name, &gi, p, a->maxlag, &e) < 0) {
 			fflush(stdout);
-			tmq_range_describe(name, p, gi.parts[p].committed,
-			    gi.parts[p].first, gi.parts[p].end, msg,
-			    sizeof msg);
-			tmq_warn(&cmd, "%s", msg);
-			rc = TMQ_EXIT_FAIL;
-		} else if (gi.parts[p].lag > a->maxlag) {
-			fflush(stdout);
-			tmq_warn(&cmd, "%s: partition %u lags by %llu (more "
-			    "than %llu)", name, p,
-			    (unsigned long long)gi.parts[p].lag,
-			    (unsigned long long)a->maxlag);
-			rc = TMQ_EXIT_FAIL;
+			rc = tmq_report(&cmd, &e);
 		}
-	}
 	tmq_ginfo_free(&gi);
 out:
 	tmq_topic_close(&t);
@@ -448,7 +441,8 @@ do_list(struct args *a)
 	struct tmq_table tab;
 	struct tmq_error e;
 	char **names;
-	size_t n, i, shown = 0;
+	struct tmq_jw w;
+	size_t n, i;
 	int rc = TMQ_EXIT_OK;
 
 	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
@@ -456,8 +450,9 @@ do_list(struct args *a)
 	tmq_metrics_init(&m);
 	/* The text is a table, printed once its widths are known. */
 	tmq_table_init(&tab, "llrr");
+	tmq_jw_init(&w, stdout);
 	if (a->json)
-		putchar('[');
+		tmq_jw_array(&w);
 	else if (!a->prom &&
 	    tmq_table_add(&tab, &e, "GROUP\tTOPIC\tMEMBERS\tLAG") < 0) {
 		tmq_names_free(names, n);
@@ -465,20 +460,15 @@ do_list(struct args *a)
 		return tmq_report(&cmd, &e);
 	}
 	for (i = 0; i < n; i++) {
-		const char *gname = names[i] + strlen(TMQ_GROUP_PREFIX);
+		const char *gname = tmq_group_of_log(names[i]);
 		struct tmq_group g;
 		struct tmq_topic t;
 		struct tmq_ginfo gi;
 		int have = 0;
 
-		if (tmq_group_open(a->rootfd, gname, NULL, &g, &e) == 0)
-			g.notice = print_notice;
-		if (g.name == NULL || tmq_group_replay(&g, &e) < 0 ||
-		    tmq_group_settle(&g, &e) < 0) {
+		if (tmq_group_observe(a->rootfd, gname, NULL, &g, &e) < 0) {
 			tmq_report(&cmd, &e);
 			rc = TMQ_EXIT_FAIL;
-			if (g.name != NULL)
-				tmq_group_close(&g);
 			continue;
 		}
 		if (g.topic != NULL &&
@@ -506,18 +496,25 @@ do_list(struct args *a)
 				rc = TMQ_EXIT_FAIL;
 			}
 		} else if (a->json) {
-			printf("%s{\"group\":\"%s\",\"topic\":", shown++ ? "," : "",
-			    gname);
+			tmq_jw_object(&w);
+			tmq_jw_key(&w, "group");
+			tmq_jw_str(&w, gname);
+			tmq_jw_key(&w, "topic");
 			if (g.topic)
-				printf("\"%s\"", g.topic);
+				tmq_jw_str(&w, g.topic);
 			else
-				fputs("null", stdout);
+				tmq_jw_null(&w);
+			tmq_jw_key(&w, "members");
 			if (have)
-				printf(",\"members\":%u,\"lag\":%llu}",
-				    gi.nmembers - gi.ndead,
-				    (unsigned long long)gi.total_lag);
+				tmq_jw_u64(&w, gi.nmembers - gi.ndead);
 			else
-				fputs(",\"members\":null,\"lag\":null}", stdout);
+				tmq_jw_null(&w);
+			tmq_jw_key(&w, "lag");
+			if (have)
+				tmq_jw_u64(&w, gi.total_lag);
+			else
+				tmq_jw_null(&w);
+			tmq_jw_end(&w);
 		} else if ((have ? tmq_table_add(&tab, &e, "%s\t%s\t%u\t%llu",
 		    gname, g.topic, gi.nmembers - gi.ndead,
 		    (unsigned long long)gi.total_lag) :
@@ -533,9 +530,10 @@ do_list(struct args *a)
 			tmq_ginfo_free(&gi);
 		tmq_group_close(&g);
 	}
-	if (a->json)
-		puts("]");
-	else if (tab.nrows > 1)
+	if (a->json) {
+		tmq_jw_end(&w);
+		putchar('\n');
+	} else if (tab.nrows > 1)
 		tmq_table_print(&tab, stdout);
 	tmq_table_free(&tab);
 	tmq_metrics_print(&m, stdout);
@@ -548,56 +546,14 @@ static int
 do_rebalance(struct args *a, const char *name)
 {
 	struct tmq_group g;
-	struct tmq_gmsg m;
 	struct tmq_error e;
 	int rc;
 
 	if (load(a, name, &g, NULL) < 0)
 		return TMQ_EXIT_FAIL;
-	memset(&m, 0, sizeof m);
-	m.kind = TMQ_G_BEGINREBAL;
-	m.end = tmq_now() + (double)a->window;
-	rc = tmq_group_write(&g, 0, &m, &e);
+	rc = tmq_group_begin_rebalance(&g, (double)a->window, &e);
 	tmq_group_close(&g);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
-}
-
-/* The offset --to names for one partition. */
-static int
-target(struct args *a, const struct tmq_topic *t, const struct tmq_gpart *gp,
-    uint64_t *out, struct tmq_error *e)
-{
-	struct tmq_linereader lr;
-	struct tmq_line l;
-	int rc;
-
-	switch (a->to.kind) {
-	case TMQ_POS_START:
-		*out = gp->first;
-		return 0;
-	case TMQ_POS_NOW:
-		*out = gp->end;
-		return 0;
-	case TMQ_POS_OFFSET:
-		*out = a->to.n;
-		return 0;
-	case TMQ_POS_TAIL:
-		*out = gp->end > a->to.n ? gp->end - a->to.n : 0;
-		return 0;
-	case TMQ_POS_TIME:
-		if (tmq_lr_open(&lr, t->dirfd, gp->partition, t->key_width,
-		    e) < 0)
-			return -1;
-		rc = tmq_lr_seek_time(&lr, a->to.t, e);
-		if (rc == 0)
-			rc = tmq_lr_next(&lr, &l, e);
-		*out = rc == 1 ? l.offset : gp->end;
-		tmq_lr_close(&lr);
-		return rc < 0 ? -1 : 0;
-	case TMQ_POS_PAIRS:	/* (--to takes none: tmq_position_parse) */
-		return tmq_fail(e, "--to: PARTITION=OFFSET pairs are not taken");
-	}
-	return 0;
 }
 
 static int
@@ -608,11 +564,9 @@ do_reset(struct args *a, const char *name)
 	struct tmq_ginfo gi;
 	struct tmq_error e;
 	struct tmq_poff *po = NULL;
-	unsigned *sel = NULL, nsel = 0, i;
+	unsigned n, i;
 	int rc = TMQ_EXIT_FAIL;
 
-	if (!a->have_to && !a->have_shift)
-		return tmq_usage_error(&cmd, "reset needs --to or --shift-by");
 	if (load(a, name, &g, &t) < 0)
 		return TMQ_EXIT_FAIL;
 	if (tmq_ginfo_build(&g, &t, &gi, &e) < 0) {
@@ -624,64 +578,32 @@ do_reset(struct args *a, const char *name)
 	if (say_problems(&gi, 0) > 0)
 		goto out;
 	/* Members known dead are not active: their partitions are free. */
-	if (gi.nmembers > gi.ndead && !a->force && !a->dry) {
-		unsigned n = gi.nmembers - gi.ndead;
-
-		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
-		    name, n, n == 1 ? " is" : "s are", n == 1 ? "it" : "them");
+	if (!a->force && !a->dry &&
+	    tmq_group_check_idle(name, gi.nmembers - gi.ndead, &e) < 0) {
+		tmq_report(&cmd, &e);
 		goto out;
 	}
-	if (a->parts.v != NULL) {
-		if (tmq_partlist_check(a->parts.v, a->parts.n, t.partitions,
-		    &e) < 0) {
-			tmq_warn(&cmd, "%s: %s", name, e.msg);
-			goto out;
-		}
-		sel = malloc(a->parts.n * sizeof *sel);
-		if (sel == NULL)
-			goto out;
-		memcpy(sel, a->parts.v, a->parts.n * sizeof *sel);
-		nsel = a->parts.n;
-	} else {
-		sel = malloc(t.partitions * sizeof *sel);
-		if (sel == NULL)
-			goto out;
-		for (i = 0; i < t.partitions; i++)
-			sel[i] = i;
-		nsel = t.partitions;
-	}
-	po = malloc(nsel * sizeof *po);
-	if (po == NULL)
+	n = a->parts.v != NULL ? a->parts.n : t.partitions;
+	if ((po = malloc((n ? n : 1) * sizeof *po)) == NULL) {
+		tmq_warn(&cmd, "out of memory");
 		goto out;
+	}
+	if (tmq_reset_plan(name, &t, &gi, a->parts.v, n,
+	    a->have_to ? &a->to : NULL, a->shift, po, &e) < 0) {
+		tmq_report(&cmd, &e);
+		goto out;
+	}
 	printf("%-9s %14s %14s\n", "PARTITION", "OLD-OFFSET", "NEW-OFFSET");
-	for (i = 0; i < nsel; i++) {
-		const struct tmq_gpart *gp = &gi.parts[sel[i]];
-		int64_t base, nw;
-		uint64_t to = 0;
-		char old[24];
+	for (i = 0; i < n; i++) {
+		int64_t old = gi.parts[po[i].partition].committed;
+		char was[24];
 
-		base = gp->committed >= 0 ? gp->committed :
-		    gp->committed == -1 ? (int64_t)gp->end : (int64_t)gp->first;
-		if (a->have_to) {
-			if (target(a, &t, gp, &to, &e) < 0) {
-				tmq_report(&cmd, &e);
-				goto out;
-			}
-			base = (int64_t)to;
-		}
-		nw = base + a->shift;
-		/* Offsets that do not exist are clamped, as Kafka does. */
-		if (nw < (int64_t)gp->first)
-			nw = (int64_t)gp->first;
-		if (nw > (int64_t)gp->end)
-			nw = (int64_t)gp->end;
-		po[i].partition = sel[i];
-		po[i].offset = nw;
-		if (gp->committed == TMQ_NOT_COMMITTED)
-			strcpy(old, "-");
+		if (old == TMQ_NOT_COMMITTED)
+			strcpy(was, "-");
 		else
-			snprintf(old, sizeof old, "%lld", (long long)gp->committed);
-		printf("%-9u %14s %14lld\n", sel[i], old, (long long)nw);
+			snprintf(was, sizeof was, "%lld", (long long)old);
+		printf("%-9u %14s %14lld\n", po[i].partition, was,
+		    (long long)po[i].offset);
 	}
 	/* The old offsets are the way back, and a script that sees exit 1
 	 * may run it again (--shift-by twice): nothing is reset unless they
@@ -691,7 +613,7 @@ do_reset(struct args *a, const char *name)
 		    "written", name);
 		goto out;
 	}
-	if (!a->dry && tmq_group_commit(&g, 0, po, nsel, &e) < 0) {
+	if (!a->dry && tmq_group_commit(&g, 0, po, n, &e) < 0) {
 		fflush(stdout);
 		tmq_report(&cmd, &e);
 		goto out;
@@ -699,7 +621,6 @@ do_reset(struct args *a, const char *name)
 	rc = TMQ_EXIT_OK;
 out:
 	free(po);
-	free(sel);
 	tmq_ginfo_free(&gi);
 	tmq_topic_close(&t);
 	tmq_group_close(&g);
@@ -709,32 +630,17 @@ out:
 static int
 do_delete(struct args *a, const char *name)
 {
-	struct tmq_group g;
 	struct tmq_error e;
-	char q[400], gt[TMQ_NAME_MAX + 16];
+	char q[400];
 	unsigned active;
 	int ok;
 
-	snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, name);
-	/* What a killed create or delete left of a group is no group, and
-	 * has no members: it goes as a group does. */
-	if (tmq_group_name_check(name, &e) == 0 &&
-	    tmq_topic_partial(a->rootfd, gt))
-		active = 0;
-	else if (load(a, name, &g, NULL) < 0)
-		return TMQ_EXIT_FAIL;
-	else {
-		/* As kafka-consumer-groups --delete: not while it has members
-		 * (a running one would fail, its log gone under it). */
-		active = tmq_group_active(&g);
-		tmq_group_close(&g);
-	}
-	if (active > 0 && !a->force) {
-		tmq_warn(&cmd, "%s: %u member%s active: stop %s or use --force",
-		    name, active, active == 1 ? " is" : "s are",
-		    active == 1 ? "it" : "them");
-		return TMQ_EXIT_FAIL;
-	}
+	if (tmq_group_delete_active(a->rootfd, name, &active, &e) < 0)
+		return tmq_report(&cmd, &e);
+	/* As kafka-consumer-groups --delete: not while it has members (a
+	 * running one would fail, its log gone under it). */
+	if (!a->force && tmq_group_check_idle(name, active, &e) < 0)
+		return tmq_report(&cmd, &e);
 	snprintf(q, sizeof q, "delete group '%s' and its committed offsets?",
 	    name);
 	ok = tmq_confirm(q, a->yes, &e);
@@ -744,7 +650,7 @@ do_delete(struct args *a, const char *name)
 		tmq_warn(&cmd, "%s: not deleted", name);
 		return TMQ_EXIT_FAIL;
 	}
-	if (tmq_topic_delete(a->rootfd, gt, &e) != 0)
+	if (tmq_group_delete(a->rootfd, name, &e) != 0)
 		return tmq_report(&cmd, &e);
 	return TMQ_EXIT_OK;
 }

@@ -9,6 +9,8 @@
 #include "names.h"
 #include "confirm.h"
 #include "escape.h"
+#include "groupadmin.h"
+#include "jsonwriter.h"
 #include "keys.h"
 #include "metrics.h"
 #include "partitioner.h"
@@ -148,19 +150,6 @@ do_create(const struct args *a, const char *name)
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }
 
-static void
-sum_stats(const struct tmq_partstat *ps, unsigned n, uint64_t *msgs,
-    uint64_t *bytes)
-{
-	unsigned p;
-
-	*msgs = *bytes = 0;
-	for (p = 0; p < n; p++) {
-		*msgs += ps[p].end - ps[p].first;
-		*bytes += ps[p].bytes;
-	}
-}
-
 /* Say the partitions that could not be read, and those with holes in
  * their files (counted all the same); how many. */
 static unsigned
@@ -188,7 +177,8 @@ do_list(const struct args *a)
 	struct tmq_table tab;
 	struct tmq_error e;
 	char **names, kt[16];
-	size_t n, i, shown = 0;
+	struct tmq_jw w;
+	size_t n, i;
 	int fd, rc = TMQ_EXIT_OK;
 
 	if (open_root(a, 0, &fd) < 0)
@@ -198,8 +188,9 @@ do_list(const struct args *a)
 		return tmq_report(&cmd, &e);
 	}
 	tmq_metrics_init(&m);
+	tmq_jw_init(&w, stdout);
 	if (a->json)
-		fputs("[", stdout);
+		tmq_jw_array(&w);
 	/* The long form is a table, printed once its widths are known. */
 	tmq_table_init(&tab, "llrrr");
 	if (a->lng && !a->json && !a->prom &&
@@ -233,19 +224,27 @@ do_list(const struct args *a)
 				tmq_topic_close(&t);
 			continue;
 		}
-		sum_stats(ps, t.partitions, &msgs, &bytes);
+		tmq_topic_stat_sum(ps, t.partitions, &msgs, &bytes);
 		tmq_keytype_name(t.key_width, kt, sizeof kt);
 		if (a->prom) {
 			if (tmq_metrics_add_topic(&m, &t, ps, &e) < 0) {
 				tmq_report(&cmd, &e);
 				rc = TMQ_EXIT_FAIL;
 			}
-		} else if (a->json)
-			printf("%s{\"name\":\"%s\",\"key_type\":\"%s\","
-			    "\"partitions\":%u,\"messages\":%llu,\"bytes\":%llu}",
-			    shown++ ? "," : "", t.name, kt, t.partitions,
-			    (unsigned long long)msgs, (unsigned long long)bytes);
-		else if (tmq_table_add(&tab, &e, "%s\t%s\t%u\t%llu\t%llu", t.name,
+		} else if (a->json) {
+			tmq_jw_object(&w);
+			tmq_jw_key(&w, "name");
+			tmq_jw_str(&w, t.name);
+			tmq_jw_key(&w, "key_type");
+			tmq_jw_str(&w, kt);
+			tmq_jw_key(&w, "partitions");
+			tmq_jw_u64(&w, t.partitions);
+			tmq_jw_key(&w, "messages");
+			tmq_jw_u64(&w, msgs);
+			tmq_jw_key(&w, "bytes");
+			tmq_jw_u64(&w, bytes);
+			tmq_jw_end(&w);
+		} else if (tmq_table_add(&tab, &e, "%s\t%s\t%u\t%llu\t%llu", t.name,
 		    kt, t.partitions, (unsigned long long)msgs,
 		    (unsigned long long)bytes) < 0) {
 			tmq_report(&cmd, &e);
@@ -257,9 +256,10 @@ do_list(const struct args *a)
 		tmq_topic_stat_free(ps, t.partitions);
 		tmq_topic_close(&t);
 	}
-	if (a->json)
-		puts("]");
-	else if (a->lng && tab.nrows > 1)
+	if (a->json) {
+		tmq_jw_end(&w);
+		putchar('\n');
+	} else if (a->lng && tab.nrows > 1)
 		tmq_table_print(&tab, stdout);
 	tmq_table_free(&tab);
 	tmq_metrics_print(&m, stdout);
@@ -277,7 +277,7 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 	unsigned p, i, shown = 0;
 	size_t k;
 
-	sum_stats(ps, t->partitions, &msgs, &bytes);
+	tmq_topic_stat_sum(ps, t->partitions, &msgs, &bytes);
 	printf("topic:      %s\n", t->name);
 	printf("key type:   %s\n", tmq_keytype_name(t->key_width, kt, sizeof kt));
 	printf("partitions: %u\n", t->partitions);
@@ -318,46 +318,71 @@ info_text(const struct tmq_topic *t, const struct tmq_partstat *ps)
 static void
 info_json(const struct tmq_topic *t, const struct tmq_partstat *ps)
 {
-	char kt[16], n1[40], n2[40];
-	unsigned p, i, shown = 0;
+	struct tmq_jw w;
+	char kt[16], num[40];
+	unsigned p, i;
 	size_t k;
 
-	printf("{\"name\":\"%s\",\"key_type\":\"%s\",\"key_width\":%d,"
-	    "\"partitions\":[", t->name,
-	    tmq_keytype_name(t->key_width, kt, sizeof kt), t->key_width);
+	tmq_jw_init(&w, stdout);
+	tmq_jw_object(&w);
+	tmq_jw_key(&w, "name");
+	tmq_jw_str(&w, t->name);
+	tmq_jw_key(&w, "key_type");
+	tmq_jw_str(&w, tmq_keytype_name(t->key_width, kt, sizeof kt));
+	tmq_jw_key(&w, "key_width");
+	tmq_jw_i64(&w, t->key_width);
+	tmq_jw_key(&w, "partitions");
+	tmq_jw_array(&w);
 	for (p = 0; p < t->partitions; p++) {
-		printf("%s{\"partition\":%u,\"first\":%llu,\"end\":%llu,"
-		    "\"bytes\":%llu,\"files\":[", p ? "," : "", p,
-		    (unsigned long long)ps[p].first,
-		    (unsigned long long)ps[p].end,
-		    (unsigned long long)ps[p].bytes);
+		tmq_jw_object(&w);
+		tmq_jw_key(&w, "partition");
+		tmq_jw_u64(&w, p);
+		tmq_jw_key(&w, "first");
+		tmq_jw_u64(&w, ps[p].first);
+		tmq_jw_key(&w, "end");
+		tmq_jw_u64(&w, ps[p].end);
+		tmq_jw_key(&w, "bytes");
+		tmq_jw_u64(&w, ps[p].bytes);
+		tmq_jw_key(&w, "files");
+		tmq_jw_array(&w);
 		for (k = 0; k < ps[p].nfiles; k++) {
 			const struct tmq_filestat *f = &ps[p].files[k];
 
-			strcpy(n1, "null");
-			strcpy(n2, "null");
-			if (f->has_first_ts)
-				tmq_ts_repr(f->first_ts, n1, sizeof n1);
-			if (f->has_last_ts)
-				tmq_ts_repr(f->last_ts, n2, sizeof n2);
-			printf("%s{\"name\":\"%s\",\"first\":%llu,\"end\":%llu,"
-			    "\"bytes\":%llu,\"first_timestamp\":%s,"
-			    "\"last_timestamp\":%s}", k ? "," : "", f->pf.name,
-			    (unsigned long long)f->pf.first,
-			    (unsigned long long)f->end,
-			    (unsigned long long)f->bytes, n1, n2);
+			tmq_jw_object(&w);
+			tmq_jw_key(&w, "name");
+			tmq_jw_str(&w, f->pf.name);
+			tmq_jw_key(&w, "first");
+			tmq_jw_u64(&w, f->pf.first);
+			tmq_jw_key(&w, "end");
+			tmq_jw_u64(&w, f->end);
+			tmq_jw_key(&w, "bytes");
+			tmq_jw_u64(&w, f->bytes);
+			tmq_jw_key(&w, "first_timestamp");
+			if (f->has_first_ts) {
+				tmq_ts_repr(f->first_ts, num, sizeof num);
+				tmq_jw_number(&w, num);
+			} else
+				tmq_jw_null(&w);
+			tmq_jw_key(&w, "last_timestamp");
+			if (f->has_last_ts) {
+				tmq_ts_repr(f->last_ts, num, sizeof num);
+				tmq_jw_number(&w, num);
+			} else
+				tmq_jw_null(&w);
+			tmq_jw_end(&w);
 		}
-		printf("]}");
+		tmq_jw_end(&w);
+		tmq_jw_end(&w);
 	}
-	printf("],\"types\":[");
+	tmq_jw_end(&w);
+	tmq_jw_key(&w, "types");
+	tmq_jw_array(&w);
 	for (i = 0; i < t->ntypes; i++)
-		if (t->types[i]) {
-			if (shown++)
-				putchar(',');
-			tmq_escape_json(stdout, (const unsigned char *)t->types[i],
-			    strlen(t->types[i]));
-		}
-	printf("]}\n");
+		if (t->types[i])
+			tmq_jw_str(&w, t->types[i]);
+	tmq_jw_end(&w);
+	tmq_jw_end(&w);
+	putchar('\n');
 }
 
 /* --ends: "0=1200,1=1180,...", every partition, for tmq-get --from.  An
@@ -645,16 +670,13 @@ names_text(char **v, size_t n, char *buf, size_t sz)
 static int
 delete_groups(int fd, char **groups, size_t n)
 {
-	char gt[TMQ_NAME_MAX + 16];
 	struct tmq_error e;
 	size_t i;
 	int rc = TMQ_EXIT_OK;
 
-	for (i = 0; i < n; i++) {
-		snprintf(gt, sizeof gt, "%s%s", TMQ_GROUP_PREFIX, groups[i]);
-		if (tmq_topic_delete(fd, gt, &e) != 0)
+	for (i = 0; i < n; i++)
+		if (tmq_group_delete(fd, groups[i], &e) != 0)
 			rc = tmq_report(&cmd, &e);
-	}
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "number.h"
 #include "position.h"
 
 enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
@@ -155,8 +156,5 @@ void tmq_warn(const struct tmq_cmd *cmd, const char *fmt, ...)
 /* Print a struct tmq_error; returns TMQ_EXIT_FAIL. */
 int tmq_report(const struct tmq_cmd *cmd, const struct tmq_error *e);
 
-/* Whole unsigned decimal numbers within [min, max], for options. */
-int tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
-    struct tmq_error *e);
 
 #endif

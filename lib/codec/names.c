@@ -51,16 +51,25 @@ tmq_is_group_topic(const char *name)
 	return strncmp(name, TMQ_GROUP_PREFIX, strlen(TMQ_GROUP_PREFIX)) == 0;
 }
 
+char *
+tmq_group_log_name(const char *group, char *buf, size_t sz)
+{
+	snprintf(buf, sz, "%s%s", TMQ_GROUP_PREFIX, group);
+	return buf;
+}
+
+const char *
+tmq_group_of_log(const char *name)
+{
+	return tmq_is_group_topic(name) ? name + strlen(TMQ_GROUP_PREFIX) :
+	    name;
+}
+
 int
 tmq_any_name_check(const char *name, struct tmq_error *e)
 {
 	if (tmq_is_group_topic(name))
-		return tmq_group_name_check(name + strlen(TMQ_GROUP_PREFIX), e);
+		return tmq_group_name_check(tmq_group_of_log(name), e);
 	return tmq_topic_name_check(name, e);
 }
 
-void
-tmq_group_log_name(const char *group, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s%s", TMQ_GROUP_PREFIX, group);
-}

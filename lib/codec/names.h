@@ -8,6 +8,8 @@
 
 #define TMQ_GROUP_PREFIX "--group--"
 #define TMQ_NAME_MAX 255
+/* Room for a group's log name, TMQ_GROUP_PREFIX and the group's name. */
+#define TMQ_GROUP_LOG_MAX (sizeof TMQ_GROUP_PREFIX + TMQ_NAME_MAX)
 
 /* A user-given topic name: [A-Za-z0-9_.-]+, not "." or "..", not starting
  * with "-" (so never "--group--..."), at most 255 bytes with ".twc". */
@@ -18,9 +20,12 @@ int tmq_group_name_check(const char *name, struct tmq_error *e);
 int tmq_any_name_check(const char *name, struct tmq_error *e);
 /* Is this the topic of a group? */
 int tmq_is_group_topic(const char *name);
-/* The topic of group's log, "--group--GROUP", into buf (of n bytes;
- * TMQ_GROUP_LOG_MAX holds it for every group name allowed). */
-#define TMQ_GROUP_LOG_MAX (TMQ_NAME_MAX + 16)
-void tmq_group_log_name(const char *group, char *buf, size_t n);
+/* The topic that is group's log, "--group--GROUP", into buf (sz bytes,
+ * TMQ_GROUP_LOG_MAX for any name that passes the check); returns buf.
+ * The one place a log's name is made. */
+char *tmq_group_log_name(const char *group, char *buf, size_t sz);
+/* The group whose log the topic name is (the rest of it), or name itself
+ * when it is no group's: what messages call it. */
+const char *tmq_group_of_log(const char *name);
 
 #endif

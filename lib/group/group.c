@@ -45,8 +45,8 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 	g->log.dirfd = -1;
 	if (tmq_group_name_check(name, e) < 0)
 		return -1;
-	tmq_group_log_name(name, gt, sizeof gt);
-	if (tmq_topic_open(rootfd, gt, &g->log, e) < 0)
+	if (tmq_topic_open(rootfd, tmq_group_log_name(name, gt, sizeof gt),
+	    &g->log, e) < 0)
 		return -1;
 	/* The log must be what the protocol says: u32 keys, the seven types
 	 * in order; anything else is not a group we can take part in. */

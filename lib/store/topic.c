@@ -265,7 +265,7 @@ tmq_topic_no_such(const char *name, struct tmq_error *e)
 {
 	if (tmq_is_group_topic(name))
 		return tmq_fail_code(e, TMQ_ERR_NOGROUP, "%s: no such group",
-		    name + strlen(TMQ_GROUP_PREFIX));
+		    tmq_group_of_log(name));
 	return tmq_fail_code(e, TMQ_ERR_NOTOPIC, "%s: no such topic", name);
 }
 

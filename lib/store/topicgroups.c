@@ -12,7 +12,6 @@ tmq_topic_groups(int rootfd, const char *topic, char ***names, size_t *n,
 {
 	char **all;
 	size_t nall, i, k = 0;
-	size_t plen = strlen(TMQ_GROUP_PREFIX);
 
 	if (tmq_topic_names(rootfd, 1, &all, &nall, e) < 0)
 		return -1;
@@ -31,7 +30,8 @@ tmq_topic_groups(int rootfd, const char *topic, char ***names, size_t *n,
 			tmq_topic_close(&t);
 		}
 		if (match)
-			memmove(all[i], all[i] + plen, strlen(all[i]) - plen + 1);
+			memmove(all[i], tmq_group_of_log(all[i]),
+			    strlen(tmq_group_of_log(all[i])) + 1);
 		else {
 			free(all[i]);
 			all[i] = NULL;

@@ -65,14 +65,6 @@ struct work {
 	char shown[WORK_MAX + 8];	/* for messages, escaped */
 };
 
-/* Who a message is about: a group by its own name, as the tools say it. */
-static const char *
-subject(const char *name)
-{
-	return tmq_is_group_topic(name) ? name + strlen(TMQ_GROUP_PREFIX) :
-	    name;
-}
-
 /* What it is: "topic" or "group". */
 static const char *
 kind(const char *name)
@@ -117,7 +109,7 @@ static int
 work_lock(int rootfd, const char *name, const char *what, struct work *w,
     struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	struct stat a, b;
 	int tries, r;
 
@@ -204,7 +196,7 @@ def_write(int fd, const char *name, int key_width, unsigned partitions,
     char *const *types, unsigned ntypes, const char *group_topic,
     struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	struct json_object *js;
 	unsigned i, shown = 0;
 	FILE *f;
@@ -304,7 +296,7 @@ static int
 start_files(int dfd, const char *name, unsigned partitions,
     struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	struct tmq_pfile pf;
 	unsigned p, day = tmq_utc_day(tmq_now());
 	int fd;
@@ -392,7 +384,7 @@ create_locked(struct work *w, const char *name, int key_width,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	char def[TMQ_NAME_MAX + 8], why[400];
 	struct tmq_topic t;
 	struct state s;
@@ -483,7 +475,7 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	char work[WORK_MAX];
 	struct work w;
 	struct state s;
@@ -500,7 +492,7 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 	if (n > 4 && strcmp(name + n - 4, ".twc") == 0)
 		return tmq_is_group_topic(name) ?
 		    tmq_fail(e, "'%s': bad group name (must not end in '.twc')",
-		    name + strlen(TMQ_GROUP_PREFIX)) :
+		    tmq_group_of_log(name)) :
 		    tmq_fail(e, "'%s': bad topic name (must not end in '.twc')",
 		    name);
 	if (partitions < 1 || partitions > TMQ_MAX_PARTITIONS)
@@ -551,7 +543,7 @@ tmq_topic_create(int rootfd, const char *name, int key_width,
 static int
 deletable(int rootfd, const char *name, struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	struct tmq_foreign f;
 	struct stat st;
 	char list[256];
@@ -583,7 +575,7 @@ deletable(int rootfd, const char *name, struct tmq_error *e)
 static int
 delete_locked(struct work *w, const char *name, struct tmq_error *e)
 {
-	const char *sj = subject(name);
+	const char *sj = tmq_group_of_log(name);
 	char def[TMQ_NAME_MAX + 8], why[400], why_new[400];
 	struct tmq_error ignored;
 	struct state s;

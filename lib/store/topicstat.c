@@ -188,3 +188,16 @@ tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n)
 	}
 	free(ps);
 }
+
+void
+tmq_topic_stat_sum(const struct tmq_partstat *ps, unsigned n,
+    uint64_t *msgs, uint64_t *bytes)
+{
+	unsigned p;
+
+	*msgs = *bytes = 0;
+	for (p = 0; p < n; p++) {
+		*msgs += ps[p].end - ps[p].first;
+		*bytes += ps[p].bytes;
+	}
+}

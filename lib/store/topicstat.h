@@ -43,5 +43,9 @@ int tmq_topic_stat(const struct tmq_topic *t, struct tmq_partstat **out,
 int tmq_topic_stat_each(const struct tmq_topic *t, struct tmq_partstat **out,
     struct tmq_error *e);
 void tmq_topic_stat_free(struct tmq_partstat *ps, unsigned n);
+/* The messages still on disk (end - first) and the bytes of n partitions'
+ * stats, summed. */
+void tmq_topic_stat_sum(const struct tmq_partstat *ps, unsigned n,
+    uint64_t *msgs, uint64_t *bytes);
 
 #endif

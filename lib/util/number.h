@@ -1,0 +1,15 @@
+/* number.h: whole numbers as the command line gives them (options,
+ * tmq-commit's pairs): decimal digits only, no sign, no space. */
+#ifndef TMQ_NUMBER_H
+#define TMQ_NUMBER_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+/* A whole unsigned decimal number within [min, max]: "'S': not a
+ * number", "number too large", "out of range (MIN to MAX)" otherwise. */
+int tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,
+    struct tmq_error *e);
+
+#endif
