@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: make fuzz.  Builds each libFuzzer target with clang, ASan and
-# UBSan over lib/, seeds it from tests/fuzz/seeds and the reference vectors
+# UBSan over lib/, seeds it from tests/fuzz/seeds/TARGET and the reference vectors
 # (tests/vectors, or $TMQ_VECTORS), and runs it for FUZZ_SECONDS (default
 # 60).  A crash, leak or sanitizer report fails the run.
 set -eu
@@ -18,7 +18,7 @@ seed() {	# seed TARGET: fill $out/seeds-TARGET
 	d="$out/seeds-$1"
 	rm -rf "$d"
 	mkdir -p "$d"
-	for f in "$src"/tests/fuzz/seeds/"$1"-*; do
+	for f in "$src"/tests/fuzz/seeds/"$1"/*; do
 		[ -e "$f" ] && cp "$f" "$d/"
 	done
 	case $1 in
