@@ -8,9 +8,7 @@ load test_helper
 
 # A lock holder a test started (lock_holder) goes with it, whatever happened.
 teardown() {
-	if [ -e "$BATS_TEST_TMPDIR/holder.pid" ]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/holder.pid")" 2>/dev/null || :
-	fi
+	end_bg
 }
 
 twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d

@@ -70,7 +70,7 @@ kps() {
 	assert_success
 	assert_equal "$stderr" ''
 	tmq-get -F '%s' ev >out
-	cmp in out
+	diff -u in out
 	run tmq-get -F '%o\n' ev
 	assert_output '0'
 	# An empty stdin is one empty message.

@@ -9,15 +9,11 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	BG_PIDS=()
 }
 
-# Stop whatever a test left running in the background.
+# Stop whatever a test left running in the background (track PID).
 teardown() {
-	local pid
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || :
-	done
+	end_bg
 }
 
 # A topic: mk NAME [tmq-topic create options].
@@ -66,7 +62,7 @@ wait_exit() {
 	assert_output $'one\ntwo words\nGrüße 🙂'	# (run drops the last newlines)
 	tmq-get ev >out
 	printf 'one\ntwo words\nGrüße 🙂\n\n' >want
-	cmp want out
+	diff -u want out
 	# Payloads are printed as they are, newlines and all.
 	printf 'a\nb' | tmq-put -l ev
 	run tmq-get -o 4 ev
@@ -630,7 +626,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	until=$(($(date +%s) + 5))
 	tmq-get -f --until "@$until" -F '%k:%s\n' ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	tmq-put -k 1 ev during
 	wait_lines out 2
 	wait_for gone "$pid"
@@ -650,7 +646,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	tmq-put -k 0 ev old
 	tmq-get -f -F '%k:%s\n' ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	tmq-put -K : ev 1:new1 2:new2
 	tmq-put -k 0 ev new3
 	wait_lines out 4
@@ -676,7 +672,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	mk ev
 	TMQ_FOLLOW=poll tmq-get -f ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	tmq-put ev one
 	wait_lines out 1
 	tmq-put ev two
@@ -698,7 +694,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	n=$(($(wc -c <"$s") - 1))
 	tmq-get -f -F '%k %s\n' ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	wait_lines out 1
 	# (The pauses give the follower time to misread the partial line; on
 	# a busy machine they prove less, never fail wrongly.)
@@ -722,7 +718,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	tmq-put ev old
 	tmq-get -f -n 3 ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	tmq-put -K : ev 1:two
 	wait_lines out 2
 	kill -0 "$pid"	# still waiting for the third
@@ -743,7 +739,7 @@ tmq-get: cr: partition 1 offset 4: bad base85 in the body'
 	# waits, not at a next write that never comes.
 	bash -c 'tmq-get -f ev 2>"$0/err" | head -n 2 >"$0/out"
 		echo "${PIPESTATUS[0]}" >"$0/rc"' "$BATS_TEST_TMPDIR" 3>&- &
-	BG_PIDS+=("$!")
+	track "$!"
 	wait_for test -s "$BATS_TEST_TMPDIR/rc"
 	# Ended as the next write would have ended it: by SIGPIPE, quietly.
 	run cat "$BATS_TEST_TMPDIR/rc" "$BATS_TEST_TMPDIR/out"
@@ -762,7 +758,7 @@ probe_shows() {
 	tmq-put -K : ev 0:old0 1:old1 2:old2
 	tmq-get -f -o now ev >out 2>err 3>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	# Put a probe until one shows: from then on, it is surely reading.
 	wait_for probe_shows
 	tmq-put -K : ev 1:new1 2:new2 0:new0
@@ -796,10 +792,10 @@ big_topic() {
 	for sig in TERM INT; do
 		sleep 600 <fifo &
 		rpid=$!
-		BG_PIDS+=("$rpid")
+		track "$rpid"
 		tmq-get -f ev >fifo 2>err &
 		pid=$!
-		BG_PIDS+=("$pid")
+		track "$pid"
 		wait_for blocked_writing "$pid"
 		kill -"$sig" "$pid"
 		wait_for gone "$pid"
@@ -822,12 +818,12 @@ big_topic() {
 	exec 4<>fifo
 	cat fifo >got 4>&- &
 	cpid=$!
-	BG_PIDS+=("$cpid")
+	track "$cpid"
 	wait_for grep -q pipe_read "/proc/$cpid/wchan"
 	kill -STOP "$cpid"
 	tmq-get ev >fifo 2>err 4>&- &
 	pid=$!
-	BG_PIDS+=("$pid")
+	track "$pid"
 	exec 4>&-
 	wait_for blocked_writing "$pid"
 	kill -TERM "$pid"
@@ -845,7 +841,7 @@ big_topic() {
 	n=$(wc -l <got)
 	[ "$n" -ge 1 ]
 	[ "$(tail -c 1 got | od -An -c | tr -d ' ')" = '\n' ]
-	tmq-get ev | head -n "$n" | cmp - got
+	tmq-get ev | head -n "$n" | diff -u - got
 }
 
 # ---------------------------------------------------------------- the vectors

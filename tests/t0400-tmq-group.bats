@@ -15,54 +15,10 @@
 
 load test_helper
 
+# Background members and processes (test_helper: start_bg, start_member,
+# stop_bg) are ended after each test.
 teardown() {
-	local f pid i
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		for ((i = 0; i < 30; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		rm -f "$f"
-	done
-}
-
-# start_bg NAME COMMAND...: run COMMAND in the background, stdout to
-# $BATS_TEST_TMPDIR/NAME.out, stderr to NAME.err, its pid in NAME.pid.
-start_bg() {
-	local name=$1
-	shift
-	"$@" >"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err" 3>&- &
-	echo $! >"$BATS_TEST_TMPDIR/$name.pid"
-}
-
-# start_member NAME [TMQ-GET OPTIONS...]: a following member of group G on
-# topic ev, printing payloads.
-start_member() {
-	local name=$1
-	shift
-	start_bg "$name" tmq-get -g G --window 1 -f "$@" ev
-}
-
-# stop_bg NAME [SIGNAL]: signal NAME (TERM by default), wait for it, and
-# check it exited 0 with nothing on stderr (for TERM).
-stop_bg() {
-	local name=$1 sig=${2:-TERM} pid rc=0
-	pid=$(cat "$BATS_TEST_TMPDIR/$name.pid")
-	kill "-$sig" "$pid"
-	wait "$pid" || rc=$?
-	rm -f "$BATS_TEST_TMPDIR/$name.pid"
-	if [ "$sig" = TERM ]; then
-		assert_equal "$rc" 0
-		assert_equal "$(cat "$BATS_TEST_TMPDIR/$name.err")" ""
-	fi
+	end_bg
 }
 
 # wait_until COMMAND...: test_helper's wait_for: run COMMAND until it

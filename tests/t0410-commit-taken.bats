@@ -16,12 +16,7 @@ setup() {
 }
 
 teardown() {
-	local f pid
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	end_bg KILL
 }
 
 # has_lines FILE N: FILE has N lines.

@@ -10,12 +10,7 @@
 load test_helper
 
 teardown() {
-	local pid
-	for pid in ${STOP_PIDS-}; do
-		kill -CONT "$pid" 2>/dev/null || :
-		kill -TERM "$pid" 2>/dev/null || :
-		wait "$pid" 2>/dev/null || :
-	done
+	end_bg
 }
 
 require_parser() {
@@ -171,6 +166,7 @@ print(" ".join(str(p["end"]) for p in json.load(sys.stdin)["partitions"]))')
 	# Group G: one member that owns every partition.
 	tmq-get -g G --window 1 -f ev >/dev/null 2>"$BATS_TEST_TMPDIR/member.err" 3>&- &
 	STOP_PIDS=$!
+	track "$STOP_PIDS"
 	wait_for one_owns_all
 
 	run --separate-stderr tmq-group list --prometheus

@@ -16,16 +16,13 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.pids"
 	: >"$BATS_TEST_TMPDIR/.mounts"
 	: >"$BATS_TEST_TMPDIR/.dirs"
 }
 
 teardown() {
-	local pid m d
-	while read -r pid; do
-		kill -9 "$pid" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.pids"
+	local m d
+	end_bg KILL
 	while read -r m; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || :
 	done <"$BATS_TEST_TMPDIR/.mounts"
@@ -34,11 +31,6 @@ teardown() {
 	done <"$BATS_TEST_TMPDIR/.dirs"
 	# (a test may have taken write permission away)
 	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || :
-}
-
-# Remember a background process for teardown.
-track() {
-	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
 }
 
 # lines_in FILE N: FILE has at least N lines.
@@ -229,11 +221,11 @@ EOF
 	st=0
 	tmq-get -F '%p %o %s\n' ev >get.out 2>/dev/null || st=$?
 	assert_equal "$st" $(( corrupt > 0 ? 1 : 0 ))
-	LC_ALL=C sort get.out | cmp - follow.sorted
+	LC_ALL=C sort get.out | diff -u - follow.sorted
 	# ({"topic":"ev","partition":P,"offset":O,...,"payload":"S"})
 	tmq-dump -J ev 2>/dev/null | awk -F '"' '{ p = $7; o = $9
 		gsub(/[:,]/, "", p); gsub(/[:,]/, "", o); print p, o, $(NF - 1) }' |
-	    LC_ALL=C sort | cmp - follow.sorted
+	    LC_ALL=C sort | diff -u - follow.sorted
 }
 
 # ------------------------------------------------- killed administration

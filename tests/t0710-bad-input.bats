@@ -29,24 +29,17 @@ setup() {
 		tmq-topic create -k "$k" "${k}t"
 	done
 	tmq-topic create -k char4 c4
-	: >"$BATS_TEST_TMPDIR/.pids"
 	: >"$BATS_TEST_TMPDIR/.dirs"
 }
 
 # A test's background processes (track PID) are killed after it, and
 # the directories it made elsewhere (.dirs) removed.
 teardown() {
-	local pid d
-	while read -r pid; do
-		kill -9 "$pid" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.pids"
+	local d
+	end_bg KILL
 	while read -r d; do
 		rm -rf "$d"
 	done <"$BATS_TEST_TMPDIR/.dirs"
-}
-
-track() {
-	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
 }
 
 # twc NAME TEXT: a topic NAME whose definition is TEXT, made by hand.

@@ -16,18 +16,10 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.pids"
 }
 
 teardown() {
-	local pid
-	while read -r pid; do
-		kill -9 "$pid" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.pids"
-}
-
-track() {
-	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
+	end_bg KILL
 }
 
 # wait_until SECONDS COMMAND...: run COMMAND every 20 ms until it

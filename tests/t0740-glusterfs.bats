@@ -186,7 +186,7 @@ truth() {
 		wait_pids 120 $ma $mb
 		# What was delivered is what the brick holds, offset for offset.
 		truth >"$W/truth"
-		run -0 sh -c "cat '$W/ma' '$W/mb' | sort -u -k1,1n -k2,2n | cmp - '$W/truth'"
+		run -0 sh -c "cat '$W/ma' '$W/mb' | sort -u -k1,1n -k2,2n | diff -u - '$W/truth'"
 		d=$(($(cat "$W/ma" "$W/mb" | wc -l) - total))
 		dups=$((dups + d))
 		echo "# run $run: $total records delivered, $d twice" >&3

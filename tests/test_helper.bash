@@ -180,6 +180,70 @@ gone() {
 	    [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
+# --- processes in the background ---------------------------------------
+# A test's background processes are ended after it, whatever happened:
+# each file's teardown calls end_bg.  Each is known by a file NAME.pid in
+# $BATS_TEST_TMPDIR.
+
+# start_bg NAME COMMAND...: run COMMAND in the background, stdout to
+# $BATS_TEST_TMPDIR/NAME.out, stderr to NAME.err, its pid in NAME.pid.
+start_bg() {
+	local name=$1
+	shift
+	"$@" >"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err" 3>&- &
+	echo $! >"$BATS_TEST_TMPDIR/$name.pid"
+}
+
+# start_member NAME [TMQ-GET OPTIONS...]: a following member of group G on
+# topic ev (--window 1), printing payloads; as start_bg NAME.
+start_member() {
+	local name=$1
+	shift
+	start_bg "$name" tmq-get -g G --window 1 -f "$@" ev
+}
+
+# track PID: a process started otherwise, ended with the others.
+track() {
+	echo "$1" >"$BATS_TEST_TMPDIR/track-$1.pid"
+}
+
+# stop_bg NAME [SIGNAL]: signal NAME (TERM by default), wait for it, and
+# for TERM check that it exited 0 with nothing on stderr.
+stop_bg() {
+	local name=$1 sig=${2:-TERM} pid rc=0
+	pid=$(cat "$BATS_TEST_TMPDIR/$name.pid")
+	kill "-$sig" "$pid"
+	wait "$pid" || rc=$?
+	rm -f "$BATS_TEST_TMPDIR/$name.pid"
+	if [ "$sig" = TERM ]; then
+		assert_equal "$rc" 0
+		assert_equal "$(cat "$BATS_TEST_TMPDIR/$name.err")" ""
+	fi
+}
+
+# end_bg [SIGNAL]: in teardown, end every process still running: SIGNAL
+# (TERM by default; a stopped one is continued first), up to 3 s to go,
+# then KILL.  With KILL, at once.
+end_bg() {
+	local sig=${1:-TERM} f pid i
+	for f in "$BATS_TEST_TMPDIR"/*.pid; do
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		kill -CONT "$pid" 2>/dev/null || :
+		kill "-$sig" "$pid" 2>/dev/null || :
+	done
+	for f in "$BATS_TEST_TMPDIR"/*.pid; do
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		for ((i = 0; i < 30; i++)); do
+			gone "$pid" && break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || :
+		rm -f "$f"
+	done
+}
+
 # --- what a command reads ---------------------------------------------
 
 # read_past PID BYTES: process PID has read more than BYTES (rchar).
