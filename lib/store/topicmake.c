@@ -252,7 +252,7 @@ write_def_file(int dirfd, const char *file, int modefd, const char *name,
 	    O_CLOEXEC, 0666);
 	if (fd < 0)
 		return tmq_fail_errno(e, "%s: cannot write the definition",
-		    subject(name));
+		    tmq_group_of_log(name));
 	tmq_mode_follow(modefd, fd);
 	if (def_write(fd, name, key_width, partitions, types, ntypes,
 	    group_topic, e) < 0) {
@@ -268,7 +268,7 @@ int
 tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
 {
 	char path[TMQ_NAME_MAX + 8], tmp[TMQ_TMP_NAME_MAX], shown[600];
-	const char *sj = subject(t->name);
+	const char *sj = tmq_group_of_log(t->name);
 	int fd;
 
 	snprintf(path, sizeof path, "%s.twc", t->name);
