@@ -14,13 +14,13 @@
 #include "producer.h"
 #include "records.h"
 #include "root.h"
+#include "stop.h"
 #include "topic.h"
 
 /* What the options set. */
 static struct tmq_producer_opts po;
 static const char *root, **files;	/* --file names, in argv */
 static const char *follow;		/* --follow FILE */
-static volatile sig_atomic_t stop;	/* SIGTERM, SIGINT with --follow */
 static size_t nfiles, files_cap;
 static int whole, null, bytes;
 
@@ -91,6 +91,14 @@ struct put {
 	int bad;		/* a record was refused */
 };
 
+/* SIGINT, SIGTERM: read no more, write what was read, say how far. */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	tmq_stop = 1;
+}
+
 static void
 reject(void *arg, unsigned long recno, const char *msg)
 {
@@ -135,9 +143,11 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	if (tmq_records_open(&rr, fd, delim, TMQ_PAYLOAD_MAX, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	for (;;) {
+		if (tmq_stop)
+			break;
 		rc = tmq_records_next(&rr, tmq_producer_pending(&pp->prod),
 		    &rec, &n, &e);
-		if (rc == TMQ_REC_EOF)
+		if (rc == TMQ_REC_EOF || rc == TMQ_REC_STOP)
 			break;
 		if (rc < 0) {
 			/* The input failed, not the topic: what was read is
@@ -161,6 +171,7 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			tmq_warn(&cmd, "%s: %s %lu: longer than %u bytes",
 			    pp->prod.topic->name, what, rr.recno,
 			    TMQ_PAYLOAD_MAX);
+			tmq_producer_skip(&pp->prod);
 			pp->bad = 1;
 			continue;
 		}
@@ -171,13 +182,6 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	}
 	tmq_records_close(&rr);
 	return flush(pp);
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
 }
 
 static void
@@ -198,22 +202,19 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 {
 	struct tmq_follow f;
 	struct tmq_error e;
-	struct sigaction sa;
 	const char *rec;
 	size_t n;
 	unsigned long recno = 0, batch = 0;
 	int rc;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;	/* (no SA_RESTART: a wait ends) */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* (SIGINT and SIGTERM, caught in main without SA_RESTART, end a
+	 * wait and stop the loop: tmq_stop.) */
 	pp->what = "line";
 	if (tmq_follow_open(&f, t, follow, null ? '\0' : '\n',
 	    TMQ_PAYLOAD_MAX, follow_notice, NULL, &e) < 0)
 		return tmq_report(&cmd, &e), -1;
 	rc = 0;
-	while (!stop && rc == 0) {
+	while (!tmq_stop && rc == 0) {
 		int r = tmq_follow_next(&f, &rec, &n, &e);
 
 		if (r < 0) {
@@ -245,7 +246,7 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 			break;
 		}
 		batch = 0;
-		if (r == TMQ_FOLLOW_WAIT && !stop &&
+		if (r == TMQ_FOLLOW_WAIT && !tmq_stop &&
 		    tmq_follow_wait(&f, 1000, &e) < 0) {
 			tmq_report(&cmd, &e);
 			rc = -1;
@@ -337,6 +338,7 @@ check_usage(struct tmq_producer_opts *o, int nops)
 int
 main(int argc, char **argv)
 {
+	struct sigaction sa;
 	struct tmq_topic t;
 	struct tmq_error e;
 	struct put pp;
@@ -376,29 +378,46 @@ main(int argc, char **argv)
 	}
 	po.reject = reject;
 	po.arg = &pp;
+	/* What a failure counts, saying what was written. */
+	po.what = argc - optind > 1 ? "message" : nfiles > 0 ? "file" :
+	    "record";
 	if (tmq_producer_open(&pp.prod, &t, &po, &e) < 0) {
 		tmq_report(&cmd, &e);
 		tmq_topic_close(&t);
 		goto out;
 	}
 
+	/* (A signal ignored when we started, as SIGINT is for a job started
+	 * with & without job control, stays ignored; but --follow, which
+	 * runs until stopped, is stopped by either.) */
+	for (i = 0; i < 2; i++) {
+		int sig = i == 0 ? SIGINT : SIGTERM;
+
+		if (follow == NULL && sigaction(sig, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN)
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigaction(sig, &sa, NULL);
+	}
 	if (follow != NULL)
 		fatal = put_follow(&pp, &t) < 0;
 	else if (argc - optind > 1) {
 		pp.what = "message";
-		for (i = optind + 1; i < argc && !fatal; i++)
+		for (i = optind + 1; i < argc && !fatal && !tmq_stop; i++)
 			fatal = put_one(&pp, argv[i], strlen(argv[i]),
 			    (unsigned long)(i - optind)) < 0;
 	} else if (nfiles > 0) {
 		/* A FILE that cannot be read is reported and skipped; "-" is
 		 * standard input. */
-		for (i = 0; (size_t)i < nfiles && !fatal; i++) {
+		for (i = 0; (size_t)i < nfiles && !fatal && !tmq_stop; i++) {
 			int stdin_ = strcmp(files[i], "-") == 0;
 			int ffd = stdin_ ? STDIN_FILENO :
 			    open(files[i], O_RDONLY | O_CLOEXEC);
 
 			if (ffd < 0) {
 				tmq_warn(&cmd, "%s: %m", files[i]);
+				tmq_producer_skip(&pp.prod);
 				pp.bad = 1;
 				continue;
 			}
@@ -409,7 +428,12 @@ main(int argc, char **argv)
 	} else
 		fatal = put_stream(&pp, STDIN_FILENO, whole ? -1 : null ? '\0' :
 		    '\n', "record") < 0;
-	if (!fatal && flush(&pp) < 0)
+	/* (--follow is stopped so: it has said nothing is lost.) */
+	if (!fatal && tmq_stop && follow == NULL) {
+		tmq_producer_stop(&pp.prod, &e);
+		tmq_report(&cmd, &e);
+		fatal = 1;
+	} else if (!fatal && flush(&pp) < 0)
 		fatal = 1;
 	if (po.keep_offsets)
 		say_held(&pp.prod);

@@ -482,11 +482,11 @@ old_days() {
 	run --separate-stderr tmq-put ev <"$BATS_TEST_TMPDIR/in"
 	assert_failure 1
 	assert_output ''
-	assert_regex "$stderr" '^tmq-put: ev: partition 0: write failed( \(cut line terminated\))?: No space left on device$'
+	assert_regex "$stderr" '^tmq-put: ev: partition 0: write failed( \(cut line terminated\))?: No space left on device; records 1 to [0-9]+ were written, record [0-9]+ and later were not$'
 	# Another put on the full disk fails the same way.
 	run --separate-stderr tmq-put ev more
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: partition 0: write failed( \(cut line terminated\))?: No space left on device$'
+	assert_regex "$stderr" '^tmq-put: ev: partition 0: write failed( \(cut line terminated\))?: No space left on device; no message was written$'
 	run --separate-stderr tmq-dump --verify
 	assert_regex "$output" '^1 files, [0-9]+ lines, [01] corrupt$'
 
@@ -529,9 +529,9 @@ old_days() {
 	run --separate-stderr tmq-put ev after
 	assert_failure 1
 	if [ "$how" = ro ]; then
-		assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Read-only file system"
+		assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Read-only file system; no message was written"
 	else
-		assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Permission denied"
+		assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Permission denied; no message was written"
 	fi
 	run --separate-stderr tmq-topic create ev2
 	assert_failure 1
@@ -567,7 +567,7 @@ old_days() {
 	run_as true || skip "cannot run as nobody here"
 	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" tmq-put ev theirs
 	assert_failure 1
-	assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Permission denied"
+	assert_equal "$stderr" "tmq-put: ev: partition 0: $f: Permission denied; no message was written"
 	chmod 600 "$TMQ_ROOT/ev/$f"
 	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" tmq-get ev
 	assert_failure 1
@@ -686,7 +686,7 @@ old_days() {
 	ln -s "$out/target" "$TMQ_ROOT/ev/$f"
 	run --separate-stderr tmq-put ev x
 	assert_failure 1
-	assert_equal "$stderr" "tmq-put: ev: partition 0: $f: a symbolic link, not followed"
+	assert_equal "$stderr" "tmq-put: ev: partition 0: $f: a symbolic link, not followed; no message was written"
 	run cat "$out/target"
 	assert_output precious
 	run --separate-stderr tmq-get ev

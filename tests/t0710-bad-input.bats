@@ -395,10 +395,10 @@ info | planted zero; timeout 20 tmq-topic info three | 1 | tmq-topic: three: par
 dump | planted fifo; timeout 20 tmq-dump three >/dev/null | 1 | tmq-dump: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
 dump-verify | planted null; timeout 20 tmq-dump --verify three >/dev/null | 1 | tmq-dump: three: partition 1: 1-20261125_0.tmf: not a regular file (a character device)
 describe | planted fifo; tmq-get -g G three 2>/dev/null; timeout 20 tmq-group describe G >/dev/null | 1 | tmq-group: three: partition 1: 1-20261125_0.tmf: not a regular file (a FIFO)
-put-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a FIFO)
-put-null | rm -rf "$TMQ_ROOT/plain"/*; mknod "$TMQ_ROOT/plain/$(today)" c 1 3; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a character device)
-put-dir | rm -rf "$TMQ_ROOT/plain"/*; mkdir "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a directory)
-put-older-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/0-20261125_0.tmf"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-20261125_0.tmf: not a regular file (a FIFO)
+put-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a FIFO); no message was written
+put-null | rm -rf "$TMQ_ROOT/plain"/*; mknod "$TMQ_ROOT/plain/$(today)" c 1 3; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a character device); no message was written
+put-dir | rm -rf "$TMQ_ROOT/plain"/*; mkdir "$TMQ_ROOT/plain/$(today)"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-{N}_0.tmf: not a regular file (a directory); no message was written
+put-older-fifo | rm -rf "$TMQ_ROOT/plain"/*; mkfifo "$TMQ_ROOT/plain/0-20261125_0.tmf"; timeout 20 tmq-put plain x | 1 | tmq-put: plain: partition 0: 0-20261125_0.tmf: not a regular file (a FIFO); no message was written
 twc-fifo | rm "$TMQ_ROOT/plain.twc"; mkfifo "$TMQ_ROOT/plain.twc"; timeout 20 tmq-get plain | 1 | tmq-get: plain: plain.twc: not a regular file (a FIFO)
 twc-null | rm "$TMQ_ROOT/plain.twc"; mknod "$TMQ_ROOT/plain.twc" c 1 3; timeout 20 tmq-put plain x | 1 | tmq-put: plain: plain.twc: not a regular file (a character device)
 twc-dir | rm "$TMQ_ROOT/plain.twc"; mkdir "$TMQ_ROOT/plain.twc"; timeout 20 tmq-topic info plain | 1 | tmq-topic: plain: plain.twc: not a regular file (a directory)
@@ -469,7 +469,7 @@ print([p["end"] for p in json.loads(sys.argv[1])["partitions"]])' "$output"
 wrap-tail | planted wrap; tmq-get -P 1 --from -1 three | 1 | tmq-get: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
 wrap-now | planted wrap; tmq-get -P 1 --from now three | 1 | tmq-get: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
 wrap-info | planted wrap; tmq-topic info three | 1 | tmq-topic: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
-wrap-put | planted wrap; tmq-put -k 1 three x | 1 | tmq-put: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
+wrap-put | planted wrap; tmq-put -k 1 three x | 1 | tmq-put: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1; no message was written
 wrap-dump | planted wrap; tmq-dump --verify three | 1 | tmq-dump: three: partition 1: 1-20261125_18446744073709551614.tmf: corrupt: offsets run past 2^64-1
 commit-2^64-1 | gline C COMMIT '{"partition_offsets":[[0,18446744073709551615]]}'; tmq-group describe C >/dev/null | 0 | tmq-group: group C: offset {N}: ~~TWAIN~~COMMIT: offset 18446744073709551615 for partition 0 is past 2^63-1
 commit-2^63 | gline D COMMIT '{"partition_offsets":[[1,9223372036854775808]]}'; tmq-get -g D ev | 0 | tmq-get: group D: offset {N}: ~~TWAIN~~COMMIT: offset 9223372036854775808 for partition 1 is past 2^63-1

@@ -155,7 +155,7 @@ today_file() {
 	ln -s "$OUT/made" "$TMQ_ROOT/ev/$(today_file)"
 	run --separate-stderr tmq-put ev x
 	assert_failure 1
-	assert_equal "$stderr" "tmq-put: ev: partition 0: $(today_file): a symbolic link, not followed"
+	assert_equal "$stderr" "tmq-put: ev: partition 0: $(today_file): a symbolic link, not followed; no message was written"
 	run ls -A "$OUT"
 	assert_output ''
 }

@@ -10,6 +10,7 @@
  * they all go to one partition and keep their order, and `tmq-topic
  * partition` still tells where they are.  Spreading keyless records over
  * partitions would need a key the reader cannot know. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +243,69 @@ flush_appender(void *arg, struct tmq_error *e)
 	    tmq_appender_flush(&p->app, e) : 0;
 }
 
+/* After a failed write: e's message, then what was written (producer.h).
+ * first is the first record not handed to the appender; of those it
+ * holds, a failed flush says what it lost, and otherwise (out of memory)
+ * all it holds are lost.  Nothing more is written. */
+static int
+fail_written(struct tmq_producer *p, unsigned long first,
+    struct tmq_error *e)
+{
+	const struct tmq_app_lost *lost = &p->app.lost;
+	const char *w = p->o.what != NULL ? p->o.what : "record";
+	char said[400], parts[64];
+	size_t n, m;
+	unsigned i;
+
+	p->failed = 1;
+	if (lost->lost != 0 && lost->lost < first)
+		first = lost->lost;
+	else if (lost->lost == 0 && p->app.nlines > 0 &&
+	    p->app.lines[0].seq < first)
+		first = p->app.lines[0].seq;
+	if (first <= 1)
+		snprintf(said, sizeof said, "no %s was written", w);
+	else if (first == 2)
+		snprintf(said, sizeof said, "%s 1 was written%s, %s 2 and "
+		    "later were not", w, p->refused_last != 0 ? " or refused" :
+		    "", w);
+	else
+		snprintf(said, sizeof said, "%ss 1 to %lu were written%s, %s "
+		    "%lu and later were not", w, first - 1,
+		    p->refused_last != 0 && p->refused_last < first ?
+		    " (but those refused)" : "", w, first);
+	if (lost->lost != 0 && lost->beyond > 0) {
+		unsigned shown[TMQ_APP_SHOW_PARTS], ns, j, x;
+
+		/* The first few partitions found, in their order. */
+		ns = lost->nbeyond_parts < TMQ_APP_SHOW_PARTS ?
+		    lost->nbeyond_parts : TMQ_APP_SHOW_PARTS;
+		for (i = 0; i < ns; i++) {
+			x = lost->beyond_parts[i];
+			for (j = i; j > 0 && shown[j - 1] > x; j--)
+				shown[j] = shown[j - 1];
+			shown[j] = x;
+		}
+		m = 0;
+		parts[0] = '\0';
+		for (i = 0; i < ns; i++)
+			m += (size_t)snprintf(parts + m, sizeof parts - m,
+			    "%s%u", i == 0 ? "" : i + 1 == lost->nbeyond_parts ?
+			    " and " : ", ", shown[i]);
+		if (lost->nbeyond_parts > TMQ_APP_SHOW_PARTS)
+			snprintf(parts + m, sizeof parts - m, " and %u more",
+			    lost->nbeyond_parts - TMQ_APP_SHOW_PARTS);
+		n = strlen(said);
+		snprintf(said + n, sizeof said - n, " but for %lu of %lu to %lu, "
+		    "in partition%s %s (a batch cut short)", lost->beyond,
+		    first + 1, lost->beyond_last, lost->nbeyond_parts > 1 ?
+		    "s" : "", parts);
+	}
+	n = strlen(e->msg);
+	snprintf(e->msg + n, sizeof e->msg - n, "; %s", said);
+	return -1;
+}
+
 /* Encode the batch, then queue its lines in input order. */
 static int
 process(struct tmq_producer *p, struct tmq_error *e)
@@ -266,6 +330,7 @@ process(struct tmq_producer *p, struct tmq_error *e)
 		const struct tmq_phalf *h = &p->half[i < mid ? 0 : 1];
 
 		if (!r->ok) {
+			p->refused_last = r->seq;
 			if (p->o.reject != NULL)
 				p->o.reject(p->o.arg, r->recno, r->err);
 			continue;
@@ -278,18 +343,21 @@ process(struct tmq_producer *p, struct tmq_error *e)
 
 			if (rc < 0) {
 				*e = re;
-				return -1;
+				return fail_written(p, r->seq, e);
 			}
 			if (rc == TMQ_OFF_SKIP)
 				p->skipped++;
-			if (rc == TMQ_OFF_REFUSE && p->o.reject != NULL)
-				p->o.reject(p->o.arg, r->recno, re.msg);
+			if (rc == TMQ_OFF_REFUSE) {
+				p->refused_last = r->seq;
+				if (p->o.reject != NULL)
+					p->o.reject(p->o.arg, r->recno, re.msg);
+			}
 			if (rc != TMQ_OFF_APPEND)
 				continue;
 		}
-		if (tmq_appender_add(&p->app, r->partition, h->out + r->line_at,
-		    r->line_len, e) < 0)
-			return -1;
+		if (tmq_appender_add_rec(&p->app, r->partition,
+		    h->out + r->line_at, r->line_len, r->seq, e) < 0)
+			return fail_written(p, r->seq, e);
 		p->written++;
 	}
 	return 0;
@@ -301,6 +369,9 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 {
 	struct tmq_prec *r;
 
+	if (p->failed)
+		return tmq_fail(e, "%s: nothing more is written after a failed "
+		    "write", p->topic->name);
 	if (p->nrecs == BATCH_RECS ||
 	    (p->nrecs > 0 && p->arena_len + n > BATCH_BYTES))
 		if (process(p, e) < 0)
@@ -313,16 +384,37 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 	r->at = p->arena_len;
 	r->len = n;
 	r->recno = recno;
+	r->seq = ++p->seq;
 	p->arena_len += n;
 	return 0;
+}
+
+void
+tmq_producer_skip(struct tmq_producer *p)
+{
+	p->refused_last = ++p->seq;
 }
 
 int
 tmq_producer_flush(struct tmq_producer *p, struct tmq_error *e)
 {
+	if (p->failed)
+		return tmq_fail(e, "%s: nothing more is written after a failed "
+		    "write", p->topic->name);
 	if (process(p, e) < 0)
 		return -1;
-	return tmq_appender_flush(&p->app, e);
+	if (tmq_appender_flush(&p->app, e) < 0)
+		return fail_written(p, p->seq + 1, e);
+	return 0;
+}
+
+int
+tmq_producer_stop(struct tmq_producer *p, struct tmq_error *e)
+{
+	if (p->failed || tmq_producer_flush(p, e) < 0)
+		return -1;
+	tmq_fail(e, "%s: interrupted", p->topic->name);
+	return fail_written(p, p->seq + 1, e);
 }
 
 int

@@ -30,11 +30,15 @@ struct tmq_producer_opts {
 	/* Told of each record refused, in input order. */
 	void (*reject)(void *arg, unsigned long recno, const char *msg);
 	void *arg;
+	/* What a record is called where a failure says what was written
+	 * ("record", "message", "file"; NULL: "record"). */
+	const char *what;
 };
 
 struct tmq_prec {			/* one queued record */
 	size_t at, len;			/* in the batch arena */
 	unsigned long recno;
+	unsigned long seq;		/* its place among all put, from 1 */
 	int ok;
 	unsigned partition;
 	uint64_t offset;		/* --keep-offsets */
@@ -69,17 +73,44 @@ struct tmq_producer {
 	unsigned long written;	/* messages queued so far */
 	unsigned long skipped;	/* --keep-offsets: stored there already */
 	struct tmq_offcopy oc;	/* --keep-offsets */
+	unsigned long seq;	/* records put so far (refused ones too) */
+	unsigned long refused_last;	/* the last refused, or 0 */
+	int failed;		/* a write failed: nothing more is written */
 };
 
+/* What is written when a write fails.  Records are numbered in the order
+ * they are put, from 1, refused ones (and those tmq_producer_skip counts)
+ * included.  Lines reach the topic a batch at a time (appender.h), each
+ * batch the records that follow the last, whatever their partitions; the
+ * first write that fails ends the put, and nothing after it is written.
+ * So what is written is records 1 to N (but the refused), and the error
+ * says which N: "records 1 to N were written, record N+1 and later were
+ * not".  Only when a batch had been written to some partitions when the
+ * write to another failed (a filesystem that fails but for lack of room,
+ * or fills while another fills it: near full, batches are written record
+ * by record) did records after N reach the topic too, and the error says
+ * that as well: which, by their partitions.  Within each partition, what
+ * is written is always the first of the records the input had for it.
+ * Killed with SIGKILL, a put leaves the same: the first N records, but
+ * for a kill in the midst of a batch's writes, whose records then are in
+ * some partitions and not others. */
 int tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
     const struct tmq_producer_opts *o, struct tmq_error *e);
 /* Queue one record (numbered recno for messages).  Returns 0, or -1 when
- * writing failed (nothing more can be written); refused records go to the
- * reject callback, and nothing of them is written. */
+ * writing failed (nothing more can be written: e ends with what was
+ * written, as above); refused records go to the reject callback, and
+ * nothing of them is written. */
 int tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
     unsigned long recno, struct tmq_error *e);
-/* Encode what is queued and write it: one write() per partition. */
+/* Count a record the caller refused itself (too long, unreadable): it
+ * takes its place in the numbering, and nothing of it is written. */
+void tmq_producer_skip(struct tmq_producer *p);
+/* Encode what is queued and write it (appender.h: one write() per
+ * partition).  -1 as tmq_producer_put. */
 int tmq_producer_flush(struct tmq_producer *p, struct tmq_error *e);
+/* Told to stop: write what is queued, then fill e with "TOPIC:
+ * interrupted" and what was written (as a failure says it); -1. */
+int tmq_producer_stop(struct tmq_producer *p, struct tmq_error *e);
 /* Anything queued and not yet written? */
 int tmq_producer_pending(const struct tmq_producer *p);
 void tmq_producer_close(struct tmq_producer *p);

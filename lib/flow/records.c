@@ -2,11 +2,13 @@
  * record limit and no further: a longer record is read past, not held. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "records.h"
+#include "stop.h"
 
 int
 tmq_records_open(struct tmq_records *r, int fd, int delim, size_t max,
@@ -36,6 +38,30 @@ ready(int fd)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, 0) != 0;
+}
+
+/* Wait until fd can be read: 0, or 1 when told to stop (stop.h).  The
+ * signal that sets the flag is held off from the look at the flag until
+ * the wait has begun (ppoll), so that it cannot come between them and be
+ * missed by a read that then blocks for ever. */
+static int
+wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	sigset_t stop, old;
+	int rc = 0;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &stop, &old) < 0)
+		return tmq_stop != 0;
+	if (tmq_stop)
+		rc = 1;
+	else if (ppoll(&p, 1, NULL, &old) < 0 && errno == EINTR && tmq_stop)
+		rc = 1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 int
@@ -111,10 +137,15 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 		}
 		if (probe && !ready(r->fd))
 			return TMQ_REC_WAIT;
+		if (wait_readable(r->fd))
+			return TMQ_REC_STOP;
 		got = read(r->fd, r->buf + r->end, r->cap - r->end);
 		if (got < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				if (tmq_stop)
+					return TMQ_REC_STOP;
 				continue;
+			}
 			/* A closed standard input (<&-) or one open only for
 			 * writing: say so, not just "read error". */
 			if (errno == EBADF)

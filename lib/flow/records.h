@@ -11,7 +11,8 @@ enum {
 	TMQ_REC_EOF = 0,
 	TMQ_REC_OK = 1,
 	TMQ_REC_WAIT = 2,	/* nothing buffered and nothing ready to read */
-	TMQ_REC_TOOLONG = 3	/* a record over the limit was skipped */
+	TMQ_REC_TOOLONG = 3,	/* a record over the limit was skipped */
+	TMQ_REC_STOP = 4	/* told to stop (stop.h) while waiting to read */
 };
 
 struct tmq_records {

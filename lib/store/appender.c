@@ -20,7 +20,19 @@
  * topic directory, and, since flock on a directory does not exclude between
  * GlusterFS clients, with the file lock on the partition's last file, which
  * also holds off appends to it while we count its lines.  The TwainMQ library
- * neither takes these locks nor minds them. */
+ * neither takes these locks nor minds them.
+ *
+ * A batch is every line queued since the last one, whatever partitions
+ * they go to: no partition's lines are written ahead of the others', so
+ * between batches the lines on disk are exactly the first ones queued.
+ * Within a batch each partition is one write(), in the order of the
+ * partitions' first lines, and the first write that fails ends the batch;
+ * a->lost then says, by the caller's numbers, which lines were written.
+ * Where the filesystem is nearly full, a batch is written run by run in
+ * the order queued (a run: lines in a row for one partition), so that a
+ * disk that fills cuts the input at one line, whatever its partitions.
+ * One write() a run costs a system call a line where keys alternate; a
+ * write() a partition costs one a batch, hence the two ways. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +41,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "appender.h"
@@ -46,8 +59,13 @@
 #include "stop.h"
 #include "timestamp.h"
 
-/* Past this a partition's batch is written at once. */
-#define BATCH_MAX (256 * 1024)
+/* A batch is written once it holds this much for each partition, at
+ * most BATCH_PARTS times as much over all. */
+#define BATCH_PER_PART (256 * 1024)
+#define BATCH_PARTS 32
+/* Below this much room on the filesystem beyond twice the batch, a batch
+ * is written run by run (see the top of this file). */
+#define ROOM_SLACK (1024 * 1024)
 /* Files opened at once by a flush: at most this, and a quarter of the
  * descriptor limit. */
 #define OPEN_CHUNK 512
@@ -75,12 +93,19 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 		    env);
 	a->parts = calloc(t->partitions, sizeof *a->parts);
 	a->toopen = calloc(t->partitions, sizeof *a->toopen);
-	if (a->parts == NULL || a->toopen == NULL) {
+	a->order = calloc(t->partitions, sizeof *a->order);
+	a->seen = calloc(t->partitions, 1);
+	if (a->parts == NULL || a->toopen == NULL || a->order == NULL ||
+	    a->seen == NULL) {
 		free(a->parts);
 		free(a->toopen);
+		free(a->order);
+		free(a->seen);
 		a->parts = NULL;
 		return tmq_fail(e, "out of memory");
 	}
+	a->batch_max = (size_t)BATCH_PER_PART * (t->partitions < BATCH_PARTS ?
+	    t->partitions : BATCH_PARTS);
 	for (i = 0; i < t->partitions; i++)
 		a->parts[i].fd = a->parts[i].tailfd = -1;
 	a->open_chunk = OPEN_CHUNK;
@@ -93,6 +118,8 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 	if (tmq_read_mode_check(e) < 0) {
 		free(a->parts);
 		free(a->toopen);
+		free(a->order);
+		free(a->seen);
 		a->parts = NULL;
 		return -1;
 	}
@@ -125,7 +152,8 @@ spare_fd(void *arg)
 
 	for (k = 0; k < n; k++) {
 		q = (a->spare_next + k) % n;
-		if (a->parts[q].fd >= 0 && !a->parts[q].opening) {
+		if (a->parts[q].fd >= 0 && !a->parts[q].opening &&
+		    !a->parts[q].busy) {
 			close_part(&a->parts[q]);
 			a->spare_next = (q + 1) % n;
 			return 0;
@@ -453,14 +481,16 @@ still_last(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	return n > 0 && strcmp(files[n - 1].name, ap->name) == 0;
 }
 
-/* Append ap's batch to its file: 0, 1 when the file is no longer the
- * partition's last (nothing written: open the last one and try again),
- * or -1 with errno set (or e, when the check failed). */
+/* Append ap->buf from ap->done to to to its file: 0, 1 when the file is
+ * no longer the partition's last (nothing written: open the last one and
+ * try again), -1 with errno set, -2 with e set, or -3 when the
+ * filesystem took no byte of a write yet said no error (e set).
+ * ap->done moves past what was written. */
 static int
 write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
-    int *partial_out, struct tmq_error *e)
+    size_t to, int *partial_out, struct tmq_error *e)
 {
-	size_t done = 0;
+	size_t done = ap->done;
 	ssize_t w;
 	int rc = 0, saved, last, held = 1;
 
@@ -491,12 +521,21 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		tmq_fail(e, "%s: partition %u: nothing written: told to stop "
 		    "while the last line of %s was still growing",
 		    a->topic->name, p, ap->name);
-	while (rc == 0 && done < ap->len) {
-		w = write(ap->fd, ap->buf + done, ap->len - done);
+	while (rc == 0 && done < to) {
+		w = write(ap->fd, ap->buf + done, to - done);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
 			rc = -1;
+			break;
+		}
+		if (w == 0) {
+			/* No regular file does this; a FUSE filesystem might.
+			 * errno holds whatever came before: say what it is. */
+			rc = -3;
+			tmq_fail(e, "%s: partition %u: write failed: the "
+			    "filesystem took none of %zu bytes, and said no "
+			    "error", a->topic->name, p, to - done);
 			break;
 		}
 		done += (size_t)w;
@@ -510,6 +549,7 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 			;
 		*partial_out = w == 1;	/* else the next writer ends it */
 	}
+	ap->done = done;
 	/* The server must have our lines before the next writer may append
 	 * (see the top of this file). */
 	if (ap->locked && fdatasync(ap->fd) < 0 && rc == 0) {
@@ -522,20 +562,21 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	return rc;
 }
 
+/* Write partition p's lines up to byte to of its batch. */
 static int
-flush_part(struct tmq_appender *a, unsigned p, unsigned day,
+flush_part(struct tmq_appender *a, unsigned p, unsigned day, size_t to,
     struct tmq_error *e)
 {
 	struct tmq_app_part *ap = &a->parts[p];
 	int partial, rc, tries;
 
-	if (ap->len == 0)
+	if (ap->done >= to)
 		return 0;
 	for (tries = 0;; tries++) {
 		if ((ap->fd < 0 || ap->day != day) &&
 		    open_day_files(a, &p, 1, day, e) < 0)
 			return -1;
-		rc = write_all_locked(a, p, ap, &partial, e);
+		rc = write_all_locked(a, p, ap, to, &partial, e);
 		if (rc != 1)
 			break;
 		close_part(ap);		/* superseded: open the last file */
@@ -546,20 +587,138 @@ flush_part(struct tmq_appender *a, unsigned p, unsigned day,
 			break;
 		}
 	}
-	if (rc < 0) {
-		if (rc == -1)
-			tmq_fail_errno(e, "%s: partition %u: write failed%s",
-			    a->topic->name, p,
-			    partial ? " (cut line terminated)" : "");
-		a->pending -= ap->len;
-		ap->len = 0;
-		return -1;
+	if (rc == -1)
+		tmq_fail_errno(e, "%s: partition %u: write failed%s",
+		    a->topic->name, p, partial ? " (cut line terminated)" : "");
+	return rc < 0 ? -1 : 0;
+}
+
+/* Little room left on the filesystem: write the batch run by run. */
+static int
+near_full(const struct tmq_appender *a, size_t nparts)
+{
+	struct statvfs sv;
+	unsigned long long room, need;
+
+	if (fstatvfs(a->topic->dirfd, &sv) < 0 || sv.f_frsize == 0)
+		return 0;
+	room = (unsigned long long)sv.f_bavail * sv.f_frsize;
+	/* Each partition's write may start a block, and a file. */
+	need = 2ULL * a->pending + (unsigned long long)nparts * 2 *
+	    sv.f_frsize + ROOM_SLACK;
+	return room < need;
+}
+
+/* Each partition's lines in one write(), in a->order; the files opened
+ * a chunk at a time (see open_day_files), each chunk written before the
+ * next is opened.  Past the descriptor limit other files are closed to
+ * spare, never those of the chunk at hand (busy): each of those, opened
+ * again on its own, would list the directory once more. */
+static int
+write_whole(struct tmq_appender *a, size_t norder, unsigned day,
+    struct tmq_error *e)
+{
+	size_t i, j, k, nopen;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < norder; i += k) {
+		k = norder - i < a->open_chunk ? norder - i : a->open_chunk;
+		nopen = 0;
+		for (j = i; j < i + k; j++) {
+			a->parts[a->order[j]].busy = 1;
+			if (a->parts[a->order[j]].fd < 0 ||
+			    a->parts[a->order[j]].day != day)
+				a->toopen[nopen++] = a->order[j];
+		}
+		if (nopen > 1 && open_day_files(a, a->toopen, nopen, day,
+		    e) < 0)
+			rc = -1;
+		for (j = i; rc == 0 && j < i + k; j++)
+			if (flush_part(a, a->order[j], day,
+			    a->parts[a->order[j]].len, e) < 0)
+				rc = -1;
+		for (j = i; j < i + k; j++)
+			a->parts[a->order[j]].busy = 0;
 	}
-	a->pending -= ap->len;
-	ap->len = 0;
-	if (a->sync && fdatasync(ap->fd) < 0)
-		return tmq_fail_errno(e, "%s: partition %u: fdatasync",
-		    a->topic->name, p);
+	return rc;
+}
+
+/* Each run of lines for one partition in one write(), in the order
+ * queued. */
+static int
+write_runs(struct tmq_appender *a, unsigned day, struct tmq_error *e)
+{
+	size_t i = 0, to;
+	unsigned q;
+
+	while (i < a->nlines) {
+		q = a->lines[i].partition;
+		to = a->parts[q].done;
+		while (i < a->nlines && a->lines[i].partition == q)
+			to += a->lines[i++].len;
+		if (flush_part(a, q, day, to, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* After a failed flush: which of the lines queued were written. */
+static void
+account(struct tmq_appender *a)
+{
+	struct tmq_app_lost *l = &a->lost;
+	struct tmq_app_part *ap;
+	size_t i;
+	unsigned q;
+
+	memset(l, 0, sizeof *l);
+	for (i = 0; i < a->nlines; i++) {
+		q = a->lines[i].partition;
+		ap = &a->parts[q];
+		ap->at += a->lines[i].len;
+		if (ap->at > ap->done) {
+			if (l->lost == 0)
+				l->lost = a->lines[i].seq;
+			continue;
+		}
+		if (l->lost == 0)
+			continue;
+		l->beyond++;
+		l->beyond_last = a->lines[i].seq;
+		if (!a->seen[q]) {
+			a->seen[q] = 1;
+			if (l->nbeyond_parts < TMQ_APP_SHOW_PARTS)
+				l->beyond_parts[l->nbeyond_parts] = q;
+			l->nbeyond_parts++;
+		}
+	}
+	for (i = 0; i < a->nlines; i++) {
+		a->seen[a->lines[i].partition] = 0;
+		a->parts[a->lines[i].partition].at = 0;
+	}
+}
+
+int
+tmq_appender_add_rec(struct tmq_appender *a, unsigned partition,
+    const char *line, size_t n, unsigned long seq, struct tmq_error *e)
+{
+	struct tmq_app_part *ap = &a->parts[partition];
+	struct tmq_app_line *l;
+
+	if (a->pending > 0 && a->pending + n > a->batch_max &&
+	    tmq_appender_flush(a, e) < 0)
+		return -1;
+	if (tmq_grow(&ap->buf, &ap->cap, ap->len + n, 1) < 0 ||
+	    tmq_grow(&a->lines, &a->lines_cap, a->nlines + 1,
+	    sizeof *a->lines) < 0)
+		return tmq_fail(e, "out of memory");
+	memcpy(ap->buf + ap->len, line, n);
+	ap->len += n;
+	a->pending += n;
+	l = &a->lines[a->nlines++];
+	l->partition = partition;
+	l->len = n;
+	l->seq = seq;
 	return 0;
 }
 
@@ -567,47 +726,49 @@ int
 tmq_appender_add(struct tmq_appender *a, unsigned partition, const char *line,
     size_t n, struct tmq_error *e)
 {
-	struct tmq_app_part *ap = &a->parts[partition];
-
-	if (ap->len + n > BATCH_MAX &&
-	    flush_part(a, partition, tmq_utc_day(tmq_now()), e) < 0)
-		return -1;
-	if (tmq_grow(&ap->buf, &ap->cap, ap->len + n, 1) < 0)
-		return tmq_fail(e, "out of memory");
-	memcpy(ap->buf + ap->len, line, n);
-	ap->len += n;
-	a->pending += n;
-	return 0;
+	return tmq_appender_add_rec(a, partition, line, n, ++a->autoseq, e);
 }
 
 int
 tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 {
-	unsigned p, day, nopen = 0, i, j, k;
-	int rc = 0;
+	struct tmq_app_part *ap;
+	size_t norder = 0, i;
+	unsigned day, q;
+	int rc;
 
+	memset(&a->lost, 0, sizeof a->lost);
 	if (a->pending == 0)
 		return 0;
 	day = tmq_utc_day(tmq_now());
-	/* The files to open first, under one lock and one listing a chunk,
-	 * each chunk written before the next is opened: past the descriptor
-	 * limit the files opened first are closed to spare, and each opened
-	 * again on its own would list the directory once more. */
-	for (p = 0; p < a->topic->partitions; p++)
-		if (a->parts[p].len > 0 && (a->parts[p].fd < 0 ||
-		    a->parts[p].day != day))
-			a->toopen[nopen++] = p;
-	for (i = 0; i < nopen; i += k) {
-		k = nopen - i < a->open_chunk ? nopen - i : a->open_chunk;
-		if (k > 1 && open_day_files(a, a->toopen + i, k, day, e) < 0)
-			rc = -1;
-		for (j = i; j < i + k; j++)
-			if (flush_part(a, a->toopen[j], day, e) < 0)
-				rc = -1;
+	for (i = 0; i < a->nlines; i++) {
+		q = a->lines[i].partition;
+		if (!a->seen[q]) {
+			a->seen[q] = 1;
+			a->order[norder++] = q;
+		}
 	}
-	for (p = 0; p < a->topic->partitions; p++)
-		if (flush_part(a, p, day, e) < 0)
-			rc = -1;
+	for (i = 0; i < norder; i++)
+		a->seen[a->order[i]] = 0;
+	if (near_full(a, norder))
+		rc = write_runs(a, day, e);
+	else
+		rc = write_whole(a, norder, day, e);
+	if (rc < 0)
+		account(a);
+	/* Durable, where asked, before the next batch is read. */
+	for (i = 0; rc == 0 && a->sync && i < norder; i++) {
+		ap = &a->parts[a->order[i]];
+		if (fdatasync(ap->fd) < 0)
+			rc = tmq_fail_errno(e, "%s: partition %u: fdatasync",
+			    a->topic->name, a->order[i]);
+	}
+	for (i = 0; i < norder; i++) {
+		ap = &a->parts[a->order[i]];
+		ap->len = ap->done = 0;
+	}
+	a->pending = 0;
+	a->nlines = 0;
 	return rc;
 }
 
@@ -630,6 +791,9 @@ tmq_appender_close(struct tmq_appender *a)
 	}
 	free(a->parts);
 	free(a->toopen);
+	free(a->order);
+	free(a->seen);
+	free(a->lines);
 	tmq_dirlist_free(&a->dl);
 	memset(a, 0, sizeof *a);
 }

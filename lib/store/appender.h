@@ -1,4 +1,8 @@
-/* appender.h: appending lines to a topic's partitions, in batches. */
+/* appender.h: appending lines to a topic's partitions, in batches that
+ * are cuts of the input: a batch holds every line queued since the last,
+ * whatever its partition, and is written whole before the next is begun,
+ * so that between batches what is on disk is exactly the lines queued
+ * first.  When a write fails the appender says which lines it wrote. */
 #ifndef TMQ_APPENDER_H
 #define TMQ_APPENDER_H
 
@@ -17,9 +21,34 @@ struct tmq_app_part {
 	int locked;		/* this file's filesystem needs file locks */
 	int wronly;		/* opened write-only: no read lock on it */
 	int opening;		/* being opened: not to be closed to spare */
+	int busy;		/* its chunk is being written: nor this */
 	char name[64];		/* the open file's name */
 	char *buf;
 	size_t len, cap;
+	size_t done;		/* bytes of buf written by this flush */
+	size_t at;		/* (counting, after a failed flush) */
+};
+
+/* One line queued, in the order queued: its partition, its length and
+ * the caller's number for it (tmq_appender_add_rec). */
+struct tmq_app_line {
+	unsigned partition;
+	size_t len;
+	unsigned long seq;
+};
+
+/* What a failed flush wrote of the lines it had, by their numbers: every
+ * line numbered below lost is written; lost itself is not; of those after
+ * it, beyond were written all the same (a batch whose writes to some
+ * partitions were done when another's failed), the last of them numbered
+ * beyond_last, in the partitions beyond_parts (the first few, in order;
+ * nbeyond_parts of them in all). */
+#define TMQ_APP_SHOW_PARTS 4
+struct tmq_app_lost {
+	unsigned long lost;	/* 0: the flush lost nothing */
+	unsigned long beyond, beyond_last;
+	unsigned beyond_parts[TMQ_APP_SHOW_PARTS];
+	unsigned nbeyond_parts;
 };
 
 struct tmq_appender {
@@ -37,14 +66,31 @@ struct tmq_appender {
 	struct tmq_dirlist dl;
 	int listed_ok;
 	struct timespec listed_mtim;
+	/* The lines queued, in order, and when a batch is written. */
+	struct tmq_app_line *lines;
+	size_t nlines, lines_cap;
+	size_t batch_max;	/* bytes queued over all partitions */
+	unsigned long autoseq;	/* numbers for tmq_appender_add */
+	unsigned *order;	/* partitions in the order of their first line */
+	unsigned char *seen;	/* (by partition, while order is made) */
+	struct tmq_app_lost lost;	/* what the last failed flush lost */
 };
 
 int tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t,
     int sync, struct tmq_error *e);
-/* Queue a whole line (newline included) for a partition.  May flush. */
+/* Queue a whole line (newline included) for a partition.  When the batch
+ * is full, what was queued before it is written first (a flush). */
 int tmq_appender_add(struct tmq_appender *a, unsigned partition,
     const char *line, size_t n, struct tmq_error *e);
-/* Write what is queued: one write() per partition. */
+/* The same, numbered seq (numbers increase), as a->lost tells them. */
+int tmq_appender_add_rec(struct tmq_appender *a, unsigned partition,
+    const char *line, size_t n, unsigned long seq, struct tmq_error *e);
+/* Write what is queued: one write() per partition, in the order of each
+ * partition's first line; or, when the filesystem is close to full, one
+ * write() per run of lines for one partition, in the order queued, so
+ * that the lines written when the disk fills are exactly the first ones.
+ * The first write that fails ends the flush: nothing after it is written,
+ * and a->lost says what was (what is queued is dropped). */
 int tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e);
 /* Bytes queued and not yet written. */
 size_t tmq_appender_pending(const struct tmq_appender *a);

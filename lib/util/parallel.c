@@ -2,6 +2,7 @@
  * A batch holds hundreds of records, so one handshake per batch costs
  * nothing next to the work it shares. */
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,12 +46,19 @@ void
 tmq_par_run(struct tmq_par *p, void (*fn)(void *), void *mine, void *theirs)
 {
 	if (p->usable && !p->started) {
+		sigset_t all, old;
+
 		pthread_mutex_init(&p->mu, NULL);
 		pthread_cond_init(&p->cv, NULL);
+		/* Signals are for the main thread: one that a tool catches
+		 * (SIGINT, SIGTERM) must end the system call it waits in. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		if (pthread_create(&p->th, NULL, helper, p) == 0)
 			p->started = 1;
 		else
 			p->usable = 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (!p->started) {
 		fn(theirs);
