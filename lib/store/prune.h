@@ -24,7 +24,10 @@ struct tmq_prune_opts {
 /* Prune t.  The newest file of each partition always stays, so producers
  * (which only append to the newest) and offsets are never disturbed:
  * offsets are in the names of the files that remain.  A group's log is
- * refused. */
+ * refused.  Into an archive (prune.c), files are only ever added, each
+ * whole, and a killed prune's rerun finishes it; an archive that cannot
+ * take them all (another definition, a file of the name with other
+ * messages, offsets it has already) is refused, nothing moved. */
 int tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
     struct tmq_error *e);
 

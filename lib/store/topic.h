@@ -57,8 +57,10 @@ int tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e);
-/* Write t's definition into another root (an archive); no directory. */
-int tmq_topic_write_def(int rootfd, const struct tmq_topic *t,
+/* Create t's like in another root (an archive: prune.h), as
+ * tmq_topic_create does, with no file of the day in it: an archive is
+ * given whole files, and never written to. */
+int tmq_topic_create_bare(int rootfd, const struct tmq_topic *t,
     struct tmq_error *e);
 /* Delete a topic (or a group's log), so that every other process sees it
  * whole or not at all: the directory moved away, the definition removed,

@@ -381,7 +381,7 @@ clear_work(struct work *w, const char *sub, char *why, size_t sz,
 static int
 create_locked(struct work *w, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
-    const char *group_topic, tmq_topic_fill fill, void *arg,
+    const char *group_topic, tmq_topic_fill fill, void *arg, int bare,
     struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
@@ -429,7 +429,7 @@ create_locked(struct work *w, const char *name, int key_width,
 		return tmq_fail_errno(e, "%s: cannot open the topic directory",
 		    sj);
 	tmq_mode_follow(w->rootfd, dfd);
-	rc = start_files(dfd, name, partitions, e);
+	rc = bare ? 0 : start_files(dfd, name, partitions, e);
 	if (rc == 0 && fill != NULL) {
 		memset(&t, 0, sizeof t);
 		t.name = (char *)name;
@@ -469,11 +469,10 @@ create_locked(struct work *w, const char *name, int key_width,
 	return tmq_fail_errno(e, "%s: cannot create the topic directory", sj);
 }
 
-int
-tmq_topic_create_filled(int rootfd, const char *name, int key_width,
-    unsigned partitions, char *const *types, unsigned ntypes,
-    const char *group_topic, tmq_topic_fill fill, void *arg,
-    struct tmq_error *e)
+static int
+create(int rootfd, const char *name, int key_width, unsigned partitions,
+    char *const *types, unsigned ntypes, const char *group_topic,
+    tmq_topic_fill fill, void *arg, int bare, struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
 	char work[WORK_MAX];
@@ -500,11 +499,15 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 		    partitions, TMQ_MAX_PARTITIONS);
 	if (!tmq_keytype_valid(key_width))
 		return tmq_fail(e, "bad key width %d", key_width);
+	/* (An index may have no type: an archive's copy of a definition
+	 * that skips some.) */
 	for (i = 0; i < ntypes; i++) {
+		if (types[i] == NULL)
+			continue;
 		if (types[i][0] == '\0')
 			return tmq_fail(e, "empty type name");
 		for (j = 0; j < i; j++)
-			if (strcmp(types[i], types[j]) == 0)
+			if (types[j] != NULL && strcmp(types[i], types[j]) == 0)
 				return tmq_fail(e, "type '%s' given twice",
 				    types[i]);
 	}
@@ -524,9 +527,27 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
 	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
 		return -1;
 	rc = create_locked(&w, name, key_width, partitions, types, ntypes,
-	    group_topic, fill, arg, e);
+	    group_topic, fill, arg, bare, e);
 	work_unlock(&w);
 	return rc;
+}
+
+int
+tmq_topic_create_filled(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    const char *group_topic, tmq_topic_fill fill, void *arg,
+    struct tmq_error *e)
+{
+	return create(rootfd, name, key_width, partitions, types, ntypes,
+	    group_topic, fill, arg, 0, e);
+}
+
+int
+tmq_topic_create_bare(int rootfd, const struct tmq_topic *t,
+    struct tmq_error *e)
+{
+	return create(rootfd, t->name, t->key_width, t->partitions, t->types,
+	    t->ntypes, NULL, NULL, NULL, 1, e);
 }
 
 int
