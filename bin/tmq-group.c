@@ -434,6 +434,21 @@ out:
 	return rc;
 }
 
+/* With --prometheus, a group that could not be measured is said in the
+ * metrics, and the scrape goes on: it is no failure of the command. */
+static void
+prom_error(struct tmq_metrics *m, const char *group, const char *topic,
+    int *rc)
+{
+	struct tmq_error e;
+
+	if (tmq_metrics_add_error(m, group, topic != NULL ? topic : "", 1,
+	    &e) < 0) {
+		tmq_report(&cmd, &e);
+		*rc = TMQ_EXIT_FAIL;
+	}
+}
+
 static int
 do_list(struct args *a)
 {
@@ -468,7 +483,10 @@ do_list(struct args *a)
 
 		if (tmq_group_observe(a->rootfd, gname, NULL, &g, &e) < 0) {
 			tmq_report(&cmd, &e);
-			rc = TMQ_EXIT_FAIL;
+			if (a->prom)
+				prom_error(&m, gname, NULL, &rc);
+			else
+				rc = TMQ_EXIT_FAIL;
 			continue;
 		}
 		if (g.topic != NULL &&
@@ -479,19 +497,31 @@ do_list(struct args *a)
 		}
 		if (a->prom) {
 			/* Metrics are for monitoring: what cannot be measured
-			 * is said, on stderr and in a comment, not skipped. */
+			 * is said, on stderr, in a comment and in the metrics
+			 * (tmq_group_scrape_error), not skipped; the rest is
+			 * published all the same. */
+			int failed = 0;
+
 			if (!have && g.topic == NULL)
 				printf("# group \"%s\": its topic is not recorded "
 				    "(name it with tmq-group describe -t): no "
 				    "partition metrics\n", gname);
 			else if (!have) {
 				tmq_report(&cmd, &e);
-				rc = TMQ_EXIT_FAIL;
+				failed = 1;
 				printf("# group \"%s\": its topic cannot be read: "
 				    "no partition metrics\n", gname);
 			}
 			if (tmq_metrics_add_group(&m, &g, have ? &gi : NULL,
 			    &e) < 0) {
+				tmq_report(&cmd, &e);
+				failed = 1;
+			}
+			/* (Damage is said below; its figures stand.) */
+			if (have && gi.nproblems > 0)
+				failed = 1;
+			if (tmq_metrics_add_error(&m, gname, g.topic != NULL ?
+			    g.topic : "", failed, &e) < 0) {
 				tmq_report(&cmd, &e);
 				rc = TMQ_EXIT_FAIL;
 			}
@@ -523,8 +553,9 @@ do_list(struct args *a)
 			tmq_report(&cmd, &e);
 			rc = TMQ_EXIT_FAIL;
 		}
-		/* Its lag leaves out the partitions said here. */
-		if (have && say_problems(&gi, 1) > 0)
+		/* Its lag leaves out the partitions said here (with
+		 * --prometheus, in the metrics too). */
+		if (have && say_problems(&gi, 1) > 0 && !a->prom)
 			rc = TMQ_EXIT_FAIL;
 		if (have)
 			tmq_ginfo_free(&gi);
@@ -536,6 +567,10 @@ do_list(struct args *a)
 	} else if (tab.nrows > 1)
 		tmq_table_print(&tab, stdout);
 	tmq_table_free(&tab);
+	if (a->prom && tmq_metrics_add_scrape(&m, "groups", &e) < 0) {
+		tmq_report(&cmd, &e);
+		rc = TMQ_EXIT_FAIL;
+	}
 	tmq_metrics_print(&m, stdout);
 	tmq_metrics_free(&m);
 	tmq_names_free(names, n);

@@ -219,15 +219,35 @@ do_list(const struct args *a)
 		if (tmq_topic_open(fd, names[i], &t, &e) < 0 ||
 		    tmq_topic_stat_each(&t, &ps, &e) < 0) {
 			tmq_report(&cmd, &e);
-			rc = TMQ_EXIT_FAIL;
 			if (t.name)
 				tmq_topic_close(&t);
+			/* With --prometheus, said in the metrics too; the
+			 * scrape goes on, and is no failure of the command. */
+			if (!a->prom)
+				rc = TMQ_EXIT_FAIL;
+			else if (tmq_metrics_add_error(&m, NULL, names[i], 1,
+			    &e) < 0) {
+				tmq_report(&cmd, &e);
+				rc = TMQ_EXIT_FAIL;
+			}
 			continue;
 		}
 		tmq_topic_stat_sum(ps, t.partitions, &msgs, &bytes);
 		tmq_keytype_name(t.key_width, kt, sizeof kt);
 		if (a->prom) {
+			int failed = 0;
+			unsigned p;
+
 			if (tmq_metrics_add_topic(&m, &t, ps, &e) < 0) {
+				tmq_report(&cmd, &e);
+				failed = 1;
+			}
+			/* (Damage is said below; its figures stand.) */
+			for (p = 0; p < t.partitions; p++)
+				if (ps[p].problem != NULL)
+					failed = 1;
+			if (tmq_metrics_add_error(&m, NULL, t.name, failed,
+			    &e) < 0) {
 				tmq_report(&cmd, &e);
 				rc = TMQ_EXIT_FAIL;
 			}
@@ -250,8 +270,9 @@ do_list(const struct args *a)
 			tmq_report(&cmd, &e);
 			rc = TMQ_EXIT_FAIL;
 		}
-		/* The other partitions were counted; this one is said. */
-		if (say_problems(ps, t.partitions) > 0)
+		/* The other partitions were counted; this one is said (with
+		 * --prometheus, in the metrics too). */
+		if (say_problems(ps, t.partitions) > 0 && !a->prom)
 			rc = TMQ_EXIT_FAIL;
 		tmq_topic_stat_free(ps, t.partitions);
 		tmq_topic_close(&t);
@@ -262,6 +283,10 @@ do_list(const struct args *a)
 	} else if (a->lng && tab.nrows > 1)
 		tmq_table_print(&tab, stdout);
 	tmq_table_free(&tab);
+	if (a->prom && tmq_metrics_add_scrape(&m, "topics", &e) < 0) {
+		tmq_report(&cmd, &e);
+		rc = TMQ_EXIT_FAIL;
+	}
 	tmq_metrics_print(&m, stdout);
 	tmq_metrics_free(&m);
 	tmq_names_free(names, n);

@@ -22,10 +22,12 @@ require_parser() {
 # "# NAME TYPE HELP", then per sample "NAME{k="v",...} VALUE" (labels
 # sorted, integral values as integers).  Also checks what the parser lets
 # pass: every sample has HELP and TYPE before it, each family appears in
-# one block, names and labels are well formed.
+# one block, names and labels are well formed.  The scrape's own families
+# (tmq_scrape_*, tmq_*_scrape_error) are left out unless PROM_SCRAPE=1,
+# the time of the scrape shown as "T" unless PROM_SCRAPE_TIME is set.
 prom_parse() {
-	/usr/bin/python3 -c '
-import re, sys
+	PROM_SCRAPE=${PROM_SCRAPE-} PROM_SCRAPE_TIME=${PROM_SCRAPE_TIME-} /usr/bin/python3 -c '
+import os, re, sys
 from prometheus_client.parser import text_string_to_metric_families
 text = sys.stdin.read()
 seen, last = set(), None
@@ -43,9 +45,14 @@ for line in text.splitlines():
         seen.add(name)
         last = name
 for fam in text_string_to_metric_families(text):
+    scrape = fam.name.startswith("tmq_scrape_") or fam.name.endswith("_scrape_error")
+    if scrape and not os.environ["PROM_SCRAPE"]:
+        continue
     print("# %s %s %s" % (fam.name, fam.type, fam.documentation))
     for s in fam.samples:
         v = int(s.value) if s.value == int(s.value) else s.value
+        if s.name == "tmq_scrape_timestamp_seconds" and not os.environ["PROM_SCRAPE_TIME"]:
+            v = "T"
         labels = ",".join("%s=\"%s\"" % kv for kv in sorted(s.labels.items()))
         print("%s{%s} %s" % (s.name, labels, v))
 '
@@ -107,12 +114,17 @@ tmq_partition_newest_message_timestamp_seconds{partition=\"1\",topic=\"ev\"} 179
 	[ "$(tmq-topic list --prometheus | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
 }
 
-@test "tmq-topic list --prometheus on an empty root prints nothing" {
+@test "tmq-topic list --prometheus on an empty root prints only the scrape's own metrics: no error, and when" {
+	require_parser
 	mkdir -p "$TMQ_ROOT"
 	run --separate-stderr tmq-topic list --prometheus
 	assert_success
-	assert_output ""
 	assert_stderr ""
+	PROM_SCRAPE=1 run prom_parse <<<"$output"
+	assert_output "# tmq_scrape_errors gauge Topics or groups this scrape could not measure, or not all of.
+tmq_scrape_errors{scrape=\"topics\"} 0
+# tmq_scrape_timestamp_seconds gauge Time this scrape was taken, in Unix seconds.
+tmq_scrape_timestamp_seconds{scrape=\"topics\"} T"
 }
 
 @test "--prometheus excludes -l and --json, and belongs to list only" {
@@ -194,7 +206,7 @@ tmq_group_lag{group=\"C\",partition=\"2\",topic=\"ev\"} $((e2 - 1))
 tmq_group_lag{group=\"G\",partition=\"0\",topic=\"ev\"} $e0
 tmq_group_lag{group=\"G\",partition=\"1\",topic=\"ev\"} $e1
 tmq_group_lag{group=\"G\",partition=\"2\",topic=\"ev\"} $e2
-# tmq_group_partition_owned gauge 1 when a member of the group owns the partition, else 0.
+# tmq_group_partition_owned gauge 1 when a member of the group not known dead owns the partition, else 0.
 tmq_group_partition_owned{group=\"C\",partition=\"0\",topic=\"ev\"} 0
 tmq_group_partition_owned{group=\"C\",partition=\"1\",topic=\"ev\"} 0
 tmq_group_partition_owned{group=\"C\",partition=\"2\",topic=\"ev\"} 0
@@ -222,10 +234,158 @@ tmq_group_partition_owned{group=\"G\",partition=\"2\",topic=\"ev\"} 1"
 	refute_line --regexp '^tmq_group_lag\{group="workers"'
 }
 
-@test "tmq-group list --prometheus on a root with no group prints nothing" {
+@test "tmq-group list --prometheus on a root with no group prints only the scrape's own metrics" {
+	require_parser
 	tmq-topic create ev
 	run --separate-stderr tmq-group list --prometheus
 	assert_success
-	assert_output ""
 	assert_stderr ""
+	PROM_SCRAPE=1 run prom_parse <<<"$output"
+	assert_output "# tmq_scrape_errors gauge Topics or groups this scrape could not measure, or not all of.
+tmq_scrape_errors{scrape=\"groups\"} 0
+# tmq_scrape_timestamp_seconds gauge Time this scrape was taken, in Unix seconds.
+tmq_scrape_timestamp_seconds{scrape=\"groups\"} T"
 }
+
+# --- what a scrape could not measure ----------------------------------------
+
+# scrape_time_between T0 T1: the scrape's time in $output (prom_parse's,
+# with PROM_SCRAPE_TIME) is within [T0, T1].
+scrape_time_between() {
+	local t
+	t=$(sed -n 's/^tmq_scrape_timestamp_seconds{[^}]*} //p' <<<"$output")
+	[ -n "$t" ] || { echo "no tmq_scrape_timestamp_seconds in: $output"; return 1; }
+	awk -v t="$t" -v a="$1" -v b="$2" 'BEGIN { exit !(t >= a && t <= b + 1) }' ||
+	    { echo "scrape time $t not within [$1, $2]"; return 1; }
+}
+
+@test "tmq-group list --prometheus with a group whose topic was deleted: every other group published, the failed one said in the metrics, exit 0; the README's recipe moves the file" {
+	require_parser
+	local t0 t1 recipe
+	tmq-topic create a
+	tmq-topic create x -p 2
+	tmq-put a m1 m2
+	tmq-put x n1
+	tmq-get -g ga -n 1 a >/dev/null
+	tmq-get -g gx -n 1 x >/dev/null
+	# (It keeps gx: tmq-topic delete keeps a topic's groups.)
+	tmq-topic delete x -y 2>/dev/null
+	t0=$(date +%s)
+	run --separate-stderr tmq-group list --prometheus
+	t1=$(date +%s)
+	# It was exit 1, so "... > tmq.prom.tmp && mv ..." never moved the
+	# file again and every group's metrics froze without a word.
+	assert_success
+	assert_stderr "tmq-group: x: no such topic"
+	assert_line '# group "gx": its topic cannot be read: no partition metrics'
+	PROM_SCRAPE=1 PROM_SCRAPE_TIME=1 run prom_parse <<<"$output"
+	assert_success
+	assert_output --partial "tmq_group_lag{group=\"ga\",partition=\"0\",topic=\"a\"} 2
+# tmq_group_partition_owned"
+	assert_output --partial "# tmq_group_scrape_error gauge 1 when this scrape could not measure the group, or some of its partitions, else 0.
+tmq_group_scrape_error{group=\"ga\",topic=\"a\"} 0
+tmq_group_scrape_error{group=\"gx\",topic=\"x\"} 1
+# tmq_scrape_errors gauge Topics or groups this scrape could not measure, or not all of.
+tmq_scrape_errors{scrape=\"groups\"} 1
+# tmq_scrape_timestamp_seconds gauge Time this scrape was taken, in Unix seconds."
+	scrape_time_between "$t0" "$t1"
+	refute_output --partial 'tmq_group_lag{group="gx"'
+	# The README's recipe, as it is written there.
+	cd "$BATS_TEST_TMPDIR"
+	recipe=$(grep -m1 '^tmq-group list --prometheus > tmq.prom.tmp' "$TMQ_SRCDIR/README.md")
+	[ -n "$recipe" ]
+	run --separate-stderr bash -c "$recipe"
+	assert_success
+	[ -s tmq.prom ] && [ ! -e tmq.prom.tmp ]
+	grep -qx 'tmq_group_scrape_error{group="gx",topic="x"} 1' tmq.prom
+}
+
+@test "tmq-topic list --prometheus with a topic that cannot be read: the others published, it said in the metrics, exit 0" {
+	require_parser
+	tmq-topic create a
+	tmq-put a m1
+	# A definition that is no JSON: the topic cannot be opened.
+	mkdir "$TMQ_ROOT/bad"
+	echo 'not json' >"$TMQ_ROOT/bad.twc"
+	run --separate-stderr tmq-topic list --prometheus
+	assert_success
+	[[ $stderr == "tmq-topic: bad"* ]]
+	PROM_SCRAPE=1 run prom_parse <<<"$output"
+	assert_success
+	assert_output --partial "tmq_partition_end_offset{partition=\"0\",topic=\"a\"} 1"
+	assert_output --partial "# tmq_topic_scrape_error gauge 1 when this scrape could not measure the topic, or some of its partitions, else 0.
+tmq_topic_scrape_error{topic=\"a\"} 0
+tmq_topic_scrape_error{topic=\"bad\"} 1
+# tmq_scrape_errors gauge Topics or groups this scrape could not measure, or not all of.
+tmq_scrape_errors{scrape=\"topics\"} 1"
+	refute_output --partial 'topic="bad",'
+}
+
+# dead_member: group G's member 1 is known dead.
+dead_member() {
+	tmq-group describe --json G | grep -q '"alive":{"1":false}'
+}
+
+@test "tmq-group list --prometheus: a member killed with SIGKILL owns nothing, and is no member" {
+	require_parser
+	local pid
+	tmq-topic create ev -k u32 -p 3
+	seq 1 30 | awk '{ print $1 ":m" $1 }' | tmq-put -K: ev
+	tmq-get -g G --window 1 -f ev >/dev/null 2>"$BATS_TEST_TMPDIR/member.err" 3>&- &
+	pid=$!
+	STOP_PIDS=$pid
+	wait_for one_owns_all
+	run --separate-stderr tmq-group list --prometheus
+	assert_line 'tmq_group_partition_owned{group="G",topic="ev",partition="1"} 1'
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || :
+	wait_for dead_member
+	# It was 0 members but partitions owned, for ever: an alert on
+	# ownership never fired, one on members fired for every cron group.
+	run --separate-stderr tmq-group list --prometheus
+	assert_success
+	run prom_parse <<<"$output"
+	assert_success
+	assert_output --partial "tmq_group_members{group=\"G\",topic=\"ev\"} 0"
+	assert_output --partial "tmq_group_partition_owned{group=\"G\",partition=\"0\",topic=\"ev\"} 0
+tmq_group_partition_owned{group=\"G\",partition=\"1\",topic=\"ev\"} 0
+tmq_group_partition_owned{group=\"G\",partition=\"2\",topic=\"ev\"} 0"
+}
+
+@test "the README's alert rules are well-formed YAML and name only metrics and labels the scrapes print" {
+	require_parser
+	/usr/bin/python3 -c 'import yaml' 2>/dev/null ||
+	    skip "Debian's python3-yaml is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	tmq-topic create ev
+	tmq-put ev one two
+	tmq-get -g G -n 1 ev >/dev/null
+	{ tmq-topic list --prometheus; tmq-group list --prometheus; } >all.prom
+	awk '/^```yaml$/ { on = 1; next } on && /^```$/ { exit } on' "$TMQ_SRCDIR/README.md" >rules.yml
+	run /usr/bin/python3 - rules.yml all.prom <<'EOF'
+import re, sys, yaml
+from prometheus_client.parser import text_string_to_metric_families
+rules = yaml.safe_load(open(sys.argv[1]))["groups"][0]["rules"]
+have = {}
+for fam in text_string_to_metric_families(open(sys.argv[2]).read()):
+    for s in fam.samples:
+        have.setdefault(s.name, set()).update(s.labels)
+bad = []
+for r in rules:
+    assert r["alert"] and r["expr"] and r["annotations"]["summary"], r
+    names = re.findall(r"\btmq_[a-z_]+", r["expr"])
+    for name in names:
+        if name not in have:
+            bad.append("%s: %s is not printed" % (r["alert"], name))
+    for by in re.findall(r"(?:by|on) \(([^)]*)\)", r["expr"]):
+        for l in by.split(","):
+            if not all(l.strip() in have.get(n, ()) for n in names):
+                bad.append("%s: not every metric has label %s" % (r["alert"], l.strip()))
+    for l in re.findall(r"\$labels\.([a-z_]+)", r["annotations"]["summary"]):
+        if not any(l in have.get(n, ()) for n in names):
+            bad.append("%s: summary uses %s, which its metrics lack" % (r["alert"], l))
+print("\n".join(bad) or "ok %d" % len(rules))
+EOF
+	assert_output "ok 4"
+}
+

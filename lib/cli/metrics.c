@@ -7,11 +7,13 @@
 
 #include "grow.h"
 #include "metrics.h"
+#include "timestamp.h"
 
 enum fam {
 	F_PART_END, F_PART_FIRST, F_PART_BYTES, F_PART_NEWEST,
 	F_GROUP_MEMBERS, F_GROUP_REBAL, F_GROUP_COMMITTED, F_GROUP_LAG,
-	F_GROUP_OWNED, F_N
+	F_GROUP_OWNED, F_TOPIC_SCRAPE_ERR, F_GROUP_SCRAPE_ERR, F_SCRAPE_ERRORS,
+	F_SCRAPE_TIME, F_N
 };
 
 static const struct {
@@ -34,7 +36,18 @@ static const struct {
 	{ "tmq_group_lag",
 	    "Messages of the partition after the group's committed offset." },
 	{ "tmq_group_partition_owned",
-	    "1 when a member of the group owns the partition, else 0." },
+	    "1 when a member of the group not known dead owns the partition, "
+	    "else 0." },
+	{ "tmq_topic_scrape_error",
+	    "1 when this scrape could not measure the topic, or some of its "
+	    "partitions, else 0." },
+	{ "tmq_group_scrape_error",
+	    "1 when this scrape could not measure the group, or some of its "
+	    "partitions, else 0." },
+	{ "tmq_scrape_errors",
+	    "Topics or groups this scrape could not measure, or not all of." },
+	{ "tmq_scrape_timestamp_seconds",
+	    "Time this scrape was taken, in Unix seconds." },
 };
 
 struct tmq_sample {
@@ -63,10 +76,12 @@ tmq_prom_label_value(FILE *out, const char *s)
 			putc(*s, out);
 }
 
-/* Labels: topic, group (NULL: left out), partition (-1: left out). */
+/* Labels: scrape, group, topic (NULL: left out), partition (-1: left
+ * out). */
 static int
-add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
-    long partition, const char *value, struct tmq_error *e)
+add_labels(struct tmq_metrics *m, enum fam f, const char *scrape,
+    const char *group, const char *topic, long partition, const char *value,
+    struct tmq_error *e)
 {
 	struct tmq_sample *s;
 	char *buf = NULL;
@@ -79,14 +94,22 @@ add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
 	if (mem == NULL)
 		return tmq_fail_errno(e, "metrics");
 	putc('{', mem);
-	if (group != NULL) {
-		fputs("group=\"", mem);
-		tmq_prom_label_value(mem, group);
-		fputs("\",", mem);
+	if (scrape != NULL) {
+		fputs("scrape=\"", mem);
+		tmq_prom_label_value(mem, scrape);
+		putc('"', mem);
 	}
-	fputs("topic=\"", mem);
-	tmq_prom_label_value(mem, topic);
-	putc('"', mem);
+	if (group != NULL) {
+		fputs(scrape != NULL ? ",group=\"" : "group=\"", mem);
+		tmq_prom_label_value(mem, group);
+		putc('"', mem);
+	}
+	if (topic != NULL) {
+		fputs(scrape != NULL || group != NULL ? ",topic=\"" : "topic=\"",
+		    mem);
+		tmq_prom_label_value(mem, topic);
+		putc('"', mem);
+	}
 	if (partition >= 0)
 		fprintf(mem, ",partition=\"%ld\"", partition);
 	putc('}', mem);
@@ -99,6 +122,13 @@ add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
 	s->labels = buf;
 	snprintf(s->value, sizeof s->value, "%s", value);
 	return 0;
+}
+
+static int
+add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
+    long partition, const char *value, struct tmq_error *e)
+{
+	return add_labels(m, f, NULL, group, topic, partition, value, e);
 }
 
 static int
@@ -145,6 +175,26 @@ tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
 	return 0;
 }
 
+/* Partition p has an owner not known dead. */
+static int
+owned(const struct tmq_ginfo *gi, const struct tmq_gpart *gp)
+{
+	unsigned lo = 0, hi = gi->nmembers, mid;
+
+	if (!gp->has_owner)
+		return 0;
+	/* (members are ascending, alive[] beside them) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (gi->members[mid] < gp->owner)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo >= gi->nmembers || gi->members[lo] != gp->owner ||
+	    gi->alive[lo] != TMQ_LIVE_DEAD;
+}
+
 int
 tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
     const struct tmq_ginfo *gi, struct tmq_error *e)
@@ -175,10 +225,33 @@ tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
 			return -1;
 		if (add_u64(m, F_GROUP_LAG, g->name, topic, p, gp->lag, e) < 0 ||
 		    add_u64(m, F_GROUP_OWNED, g->name, topic, p,
-		    gp->has_owner ? 1 : 0, e) < 0)
+		    owned(gi, gp), e) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+int
+tmq_metrics_add_error(struct tmq_metrics *m, const char *group,
+    const char *topic, int failed, struct tmq_error *e)
+{
+	if (failed)
+		m->errors++;
+	return add(m, group != NULL ? F_GROUP_SCRAPE_ERR : F_TOPIC_SCRAPE_ERR,
+	    group, topic, -1, failed ? "1" : "0", e);
+}
+
+int
+tmq_metrics_add_scrape(struct tmq_metrics *m, const char *scrape,
+    struct tmq_error *e)
+{
+	char num[40];
+
+	snprintf(num, sizeof num, "%u", m->errors);
+	if (add_labels(m, F_SCRAPE_ERRORS, scrape, NULL, NULL, -1, num, e) < 0)
+		return -1;
+	snprintf(num, sizeof num, "%.3f", tmq_now());
+	return add_labels(m, F_SCRAPE_TIME, scrape, NULL, NULL, -1, num, e);
 }
 
 void

@@ -19,6 +19,7 @@ struct tmq_sample;
 struct tmq_metrics {
 	struct tmq_sample *s;
 	size_t n, cap;
+	unsigned errors;	/* subjects failed (tmq_metrics_add_error) */
 };
 
 void tmq_metrics_init(struct tmq_metrics *m);
@@ -29,9 +30,19 @@ int tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
     const struct tmq_partstat *ps, struct tmq_error *e);
 /* Per group: members (known dead ones left out), rebalance in progress;
  * per partition (gi, NULL when the group's topic is unknown): committed
- * offset, lag, owned; nothing for a partition with a problem. */
+ * offset, lag, owned (by a member not known dead); nothing for a
+ * partition with a problem. */
 int tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
     const struct tmq_ginfo *gi, struct tmq_error *e);
+/* A scrape publishes what it can and says, in the metrics, what it could
+ * not (node_exporter's textfile habit): for each topic (group NULL) or
+ * group, whether it failed, wholly or in part; then, once, for the scrape
+ * named scrape ("topics", "groups"), how many failed and when it was
+ * taken, so that a scrape that stopped shows by its age. */
+int tmq_metrics_add_error(struct tmq_metrics *m, const char *group,
+    const char *topic, int failed, struct tmq_error *e);
+int tmq_metrics_add_scrape(struct tmq_metrics *m, const char *scrape,
+    struct tmq_error *e);
 void tmq_metrics_print(const struct tmq_metrics *m, FILE *out);
 void tmq_metrics_free(struct tmq_metrics *m);
 

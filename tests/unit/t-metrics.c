@@ -1,12 +1,15 @@
 /* t-metrics.c: lib/cli/metrics: label values escaped as Prometheus' text
  * format wants (backslash, double quote, newline), families printed once
  * each with HELP and TYPE, samples of one family together, partition
- * samples per partition, a newest time only where there is one. */
+ * samples per partition, a newest time only where there is one; a
+ * partition owned by a dead member is not owned; what a scrape could not
+ * measure, and when it was taken. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "metrics.h"
 #include "tap.h"
+#include "timestamp.h"
 
 static char *
 label(const char *s)
@@ -43,7 +46,10 @@ main(void)
 	struct tmq_gpart gp[2];
 	struct tmq_ginfo gi;
 	struct tmq_error e = { 0 };
-	char *s;
+	uint32_t members[2] = { 1, 2 };
+	enum tmq_liveness alive[2] = { TMQ_LIVE_YES, TMQ_LIVE_DEAD };
+	double t0;
+	char *s, *at;
 
 	s = label("plain.name-1_x");
 	is_str(s, "plain.name-1_x", "a plain label value is as it is");
@@ -78,12 +84,15 @@ main(void)
 	gp[0].end = 10;
 	gp[0].lag = 6;
 	gp[0].has_owner = 1;
+	gp[0].owner = 1;
 	gp[1].partition = 1;
 	gp[1].committed = TMQ_NOT_COMMITTED;
 	memset(&gi, 0, sizeof gi);
 	gi.parts = gp;
 	gi.nparts = 2;
 	gi.nmembers = 1;
+	gi.members = members;
+	gi.alive = alive;
 
 	tmq_metrics_init(&m);
 	is_int(tmq_metrics_add_topic(&m, &t, ps, &e), 0, "add a topic");
@@ -118,7 +127,7 @@ main(void)
 	    "# TYPE tmq_group_lag gauge\n"
 	    "tmq_group_lag{group=\"G\",topic=\"e\\\"v\",partition=\"0\"} 6\n"
 	    "tmq_group_lag{group=\"G\",topic=\"e\\\"v\",partition=\"1\"} 0\n"
-	    "# HELP tmq_group_partition_owned 1 when a member of the group owns the partition, else 0.\n"
+	    "# HELP tmq_group_partition_owned 1 when a member of the group not known dead owns the partition, else 0.\n"
 	    "# TYPE tmq_group_partition_owned gauge\n"
 	    "tmq_group_partition_owned{group=\"G\",topic=\"e\\\"v\",partition=\"0\"} 1\n"
 	    "tmq_group_partition_owned{group=\"G\",topic=\"e\\\"v\",partition=\"1\"} 0\n",
@@ -147,6 +156,51 @@ main(void)
 	    "# TYPE tmq_group_rebalancing gauge\n"
 	    "tmq_group_rebalancing{group=\"G\",topic=\"e\\\"v\"} 0\n",
 	    "no samples for a partition with a problem; dead members not counted");
+	free(s);
+	tmq_metrics_free(&m);
+
+	/* An owner known dead owns nothing: after a SIGKILL, the partition
+	 * is no longer read by anyone. */
+	tmq_metrics_init(&m);
+	gp[0].problem = NULL;
+	gp[0].owner = 2;
+	is_int(tmq_metrics_add_group(&m, &g, &gi, &e), 0, "add a group");
+	s = print(&m);
+	ok(strstr(s, "tmq_group_partition_owned{group=\"G\",topic=\"e\\\"v\","
+	    "partition=\"0\"} 0\n") != NULL, "a dead owner owns nothing");
+	free(s);
+	tmq_metrics_free(&m);
+
+	/* What a scrape could not measure, by subject and in all, and when
+	 * it was taken. */
+	tmq_metrics_init(&m);
+	t0 = tmq_now();
+	is_int(tmq_metrics_add_error(&m, "G", "ev", 0, &e), 0, "a group measured");
+	is_int(tmq_metrics_add_error(&m, "H", "gone", 1, &e), 0, "a group not");
+	is_int(tmq_metrics_add_error(&m, NULL, "bad", 1, &e), 0, "a topic not");
+	is_int(tmq_metrics_add_scrape(&m, "groups", &e), 0, "the scrape");
+	s = print(&m);
+	at = strstr(s, "tmq_scrape_timestamp_seconds{scrape=\"groups\"} ");
+	ok(at != NULL && strtod(at + strlen("tmq_scrape_timestamp_seconds"
+	    "{scrape=\"groups\"} "), NULL) >= t0 - 0.001 &&
+	    strtod(at + strlen("tmq_scrape_timestamp_seconds{scrape=\"groups\"} "),
+	    NULL) <= tmq_now() + 0.001, "the time of the scrape");
+	if (at != NULL)
+		*at = '\0';
+	is_str(s,
+	    "# HELP tmq_topic_scrape_error 1 when this scrape could not measure the topic, or some of its partitions, else 0.\n"
+	    "# TYPE tmq_topic_scrape_error gauge\n"
+	    "tmq_topic_scrape_error{topic=\"bad\"} 1\n"
+	    "# HELP tmq_group_scrape_error 1 when this scrape could not measure the group, or some of its partitions, else 0.\n"
+	    "# TYPE tmq_group_scrape_error gauge\n"
+	    "tmq_group_scrape_error{group=\"G\",topic=\"ev\"} 0\n"
+	    "tmq_group_scrape_error{group=\"H\",topic=\"gone\"} 1\n"
+	    "# HELP tmq_scrape_errors Topics or groups this scrape could not measure, or not all of.\n"
+	    "# TYPE tmq_scrape_errors gauge\n"
+	    "tmq_scrape_errors{scrape=\"groups\"} 2\n"
+	    "# HELP tmq_scrape_timestamp_seconds Time this scrape was taken, in Unix seconds.\n"
+	    "# TYPE tmq_scrape_timestamp_seconds gauge\n",
+	    "errors by subject, their count, then the time");
 	free(s);
 	tmq_metrics_free(&m);
 
