@@ -520,7 +520,17 @@ for l in open("out.jsonl"):
 		assert_usage_error tmq-get "--from: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
 	done
 	run --separate-stderr tmq-get --until 36600000d ev
-	assert_usage_error tmq-get "--until: '36600000d': too long ago (at most 100 years)"
+	assert_usage_error tmq-get "--until: '36600000d': too long ago (at most 100 years: 36525d)"
+	# One limit, as tmq(7) states it, in every unit; 36600d passed.
+	for f in 36525d 876600h 52596000m 3155760000s -36525d; do
+		run --separate-stderr tmq-get --from "$f" ev
+		assert_success
+		assert_output $'old\nnew'
+	done
+	for f in 36526d 876601h 52596001m 3155760001s 36600d -36526d; do
+		run --separate-stderr tmq-get --from "$f" ev
+		assert_usage_error tmq-get "--from: '$f': too long ago (at most 100 years: 36525d)"
+	done
 	run --separate-stderr tmq-get --from -1x ev
 	assert_usage_error tmq-get "--from: '-1x': bad position (-N wants a count)"
 }

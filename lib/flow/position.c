@@ -61,6 +61,9 @@ tmq_position_parse(const char *s, struct tmq_position *p, struct tmq_error *e)
 	    strrchr(s, '.') && strpbrk(s, "0123456789") != NULL)
 		return tmq_fail(e, "'%s': a bare number with a fraction is not "
 		    "a position (write @%s for Unix seconds)", s, s);
+	/* A duration that is one, but too long ago, says so. */
+	if (tmq_timespec_is_duration(s))
+		return tmq_timespec_parse(s, tmq_now(), &p->t, e);
 	if (tmq_timespec_parse(s, tmq_now(), &p->t, NULL) < 0)
 		return tmq_fail(e, "'%s': bad position (want start, now, an "
 		    "offset, -N, or a time: %s)", s, TMQ_TIMESPEC_WANT);

@@ -5,8 +5,11 @@
 #include "timespec.h"
 #include "timestamp.h"
 
-/* A hundred years: more is a typo, and keeps N * unit exact. */
-#define MAX_AGO (100.0 * 366 * 86400)
+/* A hundred years of 365.25 days, 36,525 days, as tmq(7) says: more is
+ * a typo, and keeps N * unit exact.  (It was 100 years of 366 days, so
+ * that 36600d passed.) */
+#define MAX_DAYS 36525
+#define MAX_AGO ((double)MAX_DAYS * 86400)
 
 int
 tmq_timespec_is_duration(const char *s)
@@ -32,8 +35,8 @@ duration(const char *s, double *secs, const char *toolong,
 	for (i = 0; i + 1 < n; i++) {
 		v = v * 10 + (d[i] - '0');
 		if (v > MAX_AGO)
-			return tmq_fail(e, "'%s': %s (at most 100 years)", s,
-			    toolong);
+			return tmq_fail(e, "'%s': %s (at most 100 years: "
+			    "%dd)", s, toolong, MAX_DAYS);
 	}
 	switch (d[n - 1]) {
 	case 's': unit = 1; break;
@@ -42,7 +45,8 @@ duration(const char *s, double *secs, const char *toolong,
 	default: unit = 86400; break;
 	}
 	if (v * unit > MAX_AGO)
-		return tmq_fail(e, "'%s': %s (at most 100 years)", s, toolong);
+		return tmq_fail(e, "'%s': %s (at most 100 years: "
+		    "%dd)", s, toolong, MAX_DAYS);
 	*secs = v * unit;
 	return 0;
 }
@@ -103,8 +107,8 @@ tmq_duration_parse(const char *s, double *secs, struct tmq_error *e)
 	if (seconds(s)) {
 		*secs = strtod(s, NULL);
 		if (*secs > MAX_AGO)
-			return tmq_fail(e, "'%s': too long (at most 100 years)",
-			    s);
+			return tmq_fail(e, "'%s': too long (at most 100 years: "
+			    "%dd)", s, MAX_DAYS);
 		return 0;
 	}
 	return tmq_fail(e, "'%s': bad duration (want seconds, or a number "
