@@ -101,3 +101,19 @@ check_synopsis() {
 @test "tmq-group.1 SYNOPSIS is the usage" { check_synopsis tmq-group; }
 @test "tmq-commit.1 SYNOPSIS is the usage" { check_synopsis tmq-commit; }
 @test "tmq-dump.1 SYNOPSIS is the usage" { check_synopsis tmq-dump; }
+
+@test "TMQ_FOLLOW=poll: every page that says how often a follower looks says the interval lib/flow/consumer.c polls at" {
+	need_mandoc
+	local src=${TMQ_SRCDIR:-$BATS_TEST_DIRNAME/..} ms said page
+	ms=$(sed -n 's/^#define POLL_INTERVAL_MS \([0-9]*\)$/\1/p' "$src/lib/flow/consumer.c")
+	[ -n "$ms" ]
+	# (tmq-get(1) under -f and tmq(7) ENVIRONMENT said every second.)
+	said=$(for page in "$MANDIR"/*.[157]; do
+		render "$page" | tr -s ' \n' '  ' |
+		    grep -oE '(looks? (again|for new (messages|lines))|polls?) every ([0-9]+ )?[a-z]+' || :
+	done | sort | uniq -c)
+	[ -n "$said" ]
+	run grep -v " every $ms milliseconds\$" <<<"$said"
+	assert_output ''
+	[ "$(wc -l <<<"$said")" -ge 3 ]
+}
