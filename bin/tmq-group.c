@@ -618,6 +618,13 @@ do_reset(struct args *a, const char *name)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
+	/* The table is printed before the reset is written (the old
+	 * offsets are the way back): a log that cannot be written is found
+	 * first, and nothing is printed as if done. */
+	if (!a->dry && tmq_group_writable(&g, &e) < 0) {
+		tmq_warn(&cmd, "%s: nothing reset: %s", name, e.msg);
+		goto out;
+	}
 	n = a->parts.v != NULL ? a->parts.n : t.partitions;
 	if ((po = malloc((n ? n : 1) * sizeof *po)) == NULL) {
 		tmq_warn(&cmd, "out of memory");
@@ -650,7 +657,9 @@ do_reset(struct args *a, const char *name)
 	}
 	if (!a->dry && tmq_group_commit(&g, 0, po, n, &e) < 0) {
 		fflush(stdout);
-		tmq_report(&cmd, &e);
+		tmq_warn(&cmd, "%s: the reset above was not applied%s: %s", name,
+		    n > TMQ_COMMIT_CHUNK ? " (or, over several commit lines, only in "
+		    "part)" : "", e.msg);
 		goto out;
 	}
 	rc = TMQ_EXIT_OK;

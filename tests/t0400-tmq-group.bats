@@ -1246,6 +1246,21 @@ tmq-group: write error on standard output"
 	assert_output "$before"
 }
 
+@test "reset whose commit fails after its table says the table was not applied" {
+	make_group
+	run committed
+	local before=$output
+	# A file size limit of 0 fails the commit's write (EFBIG), after the
+	# look at the log found it writable; the table and the message go
+	# through pipes, to which the limit does not apply.
+	run --separate-stderr bash -c '(trap "" XFSZ; ulimit -f 0 && exec tmq-group reset G --shift-by 3) 2> >(cat >&2) | cat; exit "${PIPESTATUS[0]}"'
+	assert_failure 1
+	assert_line --index 0 --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET$'
+	assert_equal "$stderr" "tmq-group: G: the reset above was not applied: --group--G: partition 0: write failed: File too large"
+	run committed
+	assert_output "$before"
+}
+
 @test "reset: -P given twice is a usage error, not the last list alone" {
 	make_group
 	run committed

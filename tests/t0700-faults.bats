@@ -546,6 +546,43 @@ old_days() {
 	[ "$how" = ro ] || chmod -R u+w "$TMQ_ROOT"
 }
 
+@test "read-only root: tmq-group reset says nothing was reset and prints no table as if done" {
+	local fs="$BATS_TEST_TMPDIR/fs" how before
+	if mount_tmpfs "$fs" 1m; then
+		export TMQ_ROOT="$fs/root"
+		how=ro
+	elif [ "$(id -u)" != 0 ]; then
+		how=chmod
+	else
+		skip "root, and no read-only mount: cannot make a read-only root"
+	fi
+	tmq-topic create -p 2 ev
+	tmq-put ev a b c
+	tmq-get -g G -n 1 ev >/dev/null
+	before=$(tmq-group describe --json G)
+	f=$(cd "$TMQ_ROOT/--group--G" && ls)
+	if [ "$how" = ro ]; then
+		mount -o remount,ro "$fs" || skip "cannot remount the tmpfs read-only"
+		why="Read-only file system"
+	else
+		chmod -R a-w "$TMQ_ROOT"
+		why="Permission denied"
+	fi
+	# It printed the whole OLD/NEW table, then failed: the table read
+	# as done.
+	run --separate-stderr tmq-group reset G --shift-by 1
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "tmq-group: G: nothing reset: cannot write --group--G/$f: $why"
+	# A dry run writes nothing, and prints its table.
+	run --separate-stderr tmq-group reset G --shift-by 1 --dry-run
+	assert_success
+	assert_line --index 0 --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET$'
+	run tmq-group describe --json G
+	assert_output "$before"
+	[ "$how" = ro ] || chmod -R u+w "$TMQ_ROOT"
+}
+
 @test "permission denied on a topic's files, for a user who is not root" {
 	local base f run_as
 	[ "$(id -u)" = 0 ] || skip "needs root (to run the tools as nobody)"

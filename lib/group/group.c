@@ -16,7 +16,7 @@
 #include "stop.h"
 #include "timestamp.h"
 
-#define COMMIT_CHUNK 256
+#define COMMIT_CHUNK TMQ_COMMIT_CHUNK
 
 void
 tmq_group_close(struct tmq_group *g)
@@ -424,6 +424,26 @@ tmq_group_commit(struct tmq_group *g, uint32_t member, const struct tmq_poff *po
 			break;
 	}
 	return 0;
+}
+
+int
+tmq_group_writable(const struct tmq_group *g, struct tmq_error *e)
+{
+	struct tmq_pfile *files;
+	size_t n;
+	int rc = 0;
+
+	if (tmq_pfiles_list(g->log.dirfd, 0, &files, &n, e) < 0)
+		return tmq_fail_prefix(e, "%s", g->log.name);
+	if (n > 0 && faccessat(g->log.dirfd, files[n - 1].name, W_OK,
+	    AT_EACCESS) < 0)
+		rc = tmq_fail_errno(e, "cannot write %s/%s", g->log.name,
+		    files[n - 1].name);
+	else if ((n == 0 || files[n - 1].day < tmq_utc_day(tmq_now())) &&
+	    faccessat(g->log.dirfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+		rc = tmq_fail_errno(e, "cannot write %s/", g->log.name);
+	free(files);
+	return rc;
 }
 
 int

@@ -92,9 +92,17 @@ int tmq_group_replay(struct tmq_group *g, struct tmq_error *e);
 /* Append one message under key member. */
 int tmq_group_write(struct tmq_group *g, uint32_t member,
     const struct tmq_gmsg *m, struct tmq_error *e);
-/* Write a COMMIT of n partition offsets under key member. */
+/* Write a COMMIT of n partition offsets under key member, in lines of at
+ * most TMQ_COMMIT_CHUNK (each under the line limit): more than that, and
+ * a failure may leave the first lines written. */
+#define TMQ_COMMIT_CHUNK 256
 int tmq_group_commit(struct tmq_group *g, uint32_t member,
     const struct tmq_poff *po, unsigned n, struct tmq_error *e);
+/* May we append to the log now?  0, or -1 with e saying why not (its
+ * newest file, or its directory when today's file is yet to be made, not
+ * writable: a read-only file system, permissions).  A look, not a
+ * promise: a write may still fail (a full disk). */
+int tmq_group_writable(const struct tmq_group *g, struct tmq_error *e);
 
 /* For observers: a rebalance that its members may close (every member that
  * may be alive has offered, or the window is over for those we cannot
