@@ -430,9 +430,11 @@ for l in sys.stdin:
     print(m[\"type\"], m[\"payload\"])
 "'
 	assert_success
+	# (The third, stored with spaces around it, is given as the string
+	# of its text, so that a copy keeps them.)
 	assert_output "Refund {'id': 7, 'amount': 2.5, 'note': 'ü'}
 Order {'id': 1}
-Order {'big': 18446744073709551615, 'a': [1, {'b': None}]}"
+Order  {\"big\": 18446744073709551615, \"a\": [1, {\"b\": null}]} "
 }
 
 @test "tmq-put -T: only strict JSON: no NaN, Infinity or lone surrogate escape" {
@@ -811,6 +813,31 @@ for l in open("a.jsonl"):
 	assert_success
 	run diff <(tmq-dump -J) <(tmq-dump -d B -J)
 	assert_success
+}
+
+@test "tmq-put -J: a typed payload with white space around its object is given as a string, and a copy keeps it byte for byte" {
+	mk ty -k char4 -t Ev
+	# Stored as given; a -J line with the object itself lost the spaces.
+	tmq-put -T Ev -k k ty '  {"a" : 1 }  ' $' \t{"b":2}' '{"c":3} ' '{"d" : 4}'
+	tmq-get -J ty >a.jsonl
+	assert_strict_jsonl a.jsonl
+	run python3 -c '
+import json
+for l in open("a.jsonl"):
+    print(type(json.loads(l)["payload"]).__name__)'
+	assert_output $'str\nstr\nstr\ndict'
+	tmq-topic -d B create ty -k char4 -t Ev
+	run --separate-stderr tmq-put -d B -J --keep-time ty <a.jsonl
+	assert_success
+	assert_equal "$stderr" ''
+	tmq-get -0 ty >a.bin
+	tmq-get -d B -0 ty >b.bin
+	run cmp a.bin b.bin
+	assert_success
+	run diff <(tmq-dump -J) <(tmq-dump -d B -J)
+	assert_success
+	run tmq-get -d B -F '[%s]\n' ty
+	assert_output $'[  {"a" : 1 }  ]\n[ \t{"b":2}]\n[{"c":3} ]\n[{"d" : 4}]'
 }
 
 @test "tmq-put -J: a string for a typed payload must hold one JSON object" {

@@ -136,19 +136,21 @@ jb_base64(struct jbuf *j, const unsigned char *s, size_t n)
 	jb_put(j, "\"", 1);
 }
 
-/* A typed payload as itself when it is strict JSON on one line.  One that
- * is not (a line break in its white space, which would end the line;
- * NaN, Infinity or a lone surrogate escape, which the TwainMQ library's
- * json.dumps writes and JSON tools refuse) is given as a JSON string of
- * its text: every line stays JSON, and tmq-put -J puts that text back as
- * it was.  A typed payload is always an object, so the string cannot be
- * mistaken for one. */
+/* A typed payload as itself when it is strict JSON on one line, from its
+ * '{' to its '}'.  One that is not (a line break in its white space, which
+ * would end the line; white space before or after the object, which a
+ * reader of the line drops; NaN, Infinity or a lone surrogate escape,
+ * which the TwainMQ library's json.dumps writes and JSON tools refuse) is
+ * given as a JSON string of its text: every line stays JSON, and tmq-put
+ * -J puts that text back as it was.  A typed payload is always an object,
+ * so the string cannot be mistaken for one. */
 static void
 jb_typed(struct jbuf *j, const unsigned char *s, size_t n)
 {
 	struct tmq_error e;
 
-	if (memchr(s, '\n', n) != NULL || memchr(s, '\r', n) != NULL ||
+	if (n == 0 || s[0] != '{' || s[n - 1] != '}' ||
+	    memchr(s, '\n', n) != NULL || memchr(s, '\r', n) != NULL ||
 	    tmq_json_strict_object(s, n, &e) < 0)
 		jb_string(j, s, n);
 	else
