@@ -46,7 +46,6 @@
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
-#include "replace.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicown.h"
@@ -262,29 +261,6 @@ write_def_file(int dirfd, const char *file, int modefd, const char *name,
 	}
 	close(fd);
 	return 0;
-}
-
-int
-tmq_topic_write_def(int rootfd, const struct tmq_topic *t, struct tmq_error *e)
-{
-	char path[TMQ_NAME_MAX + 8], tmp[TMQ_TMP_NAME_MAX], shown[600];
-	const char *sj = tmq_group_of_log(t->name);
-	int fd;
-
-	snprintf(path, sizeof path, "%s.twc", t->name);
-	snprintf(shown, sizeof shown, "%s: cannot write the definition", sj);
-	/* Written whole under a temporary name, then renamed onto the
-	 * definition (replace.h): a reader sees the old one or the new. */
-	if ((fd = tmq_tmp_create(rootfd, path, shown, tmp, e)) < 0)
-		return -1;
-	if (def_write(fd, t->name, t->key_width, t->partitions, t->types,
-	    t->ntypes, t->group_topic, e) < 0) {
-		close(fd);
-		unlinkat(rootfd, tmp, 0);
-		return -1;
-	}
-	close(fd);
-	return tmq_tmp_commit(rootfd, tmp, path, shown, e);
 }
 
 /* An empty file of the day for each partition of a new topic, as the TwainMQ
