@@ -77,7 +77,7 @@ _tmq_root()
 }
 
 # _tmq_is_name WORD: whether WORD follows the rule of topic and group names
-# (SPEC.md 1): [A-Za-z0-9_.-]+, not "." or "..", not beginning with '-'.
+# (tmq-format(5), Names): [A-Za-z0-9_.-]+, not "." or "..", not beginning with '-'.
 # Such a word needs no quoting and cannot be taken for an option.  A
 # pattern test, in this shell: no expansion, no subprocess.  The letters
 # are listed, not given as ranges, which some locales would widen.

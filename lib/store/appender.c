@@ -378,13 +378,18 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
  * as it is for TMQ_CUT_WAIT_MS is cut, and we end it.  (The kernel may pause a
  * writer mid-write for up to 200 ms to throttle dirty pages; were we to end
  * its line early, the cost would be one empty, corrupt line after it.) */
+#define STOP_GRACE_MS 100
+
 static int
 end_cut_line(struct tmq_app_part *ap)
 {
 	/* (A co-user can keep a tail growing for ever, a byte at a time:
-	 * told to stop, we write nothing.) */
+	 * told to stop, we write nothing.  The stop is heeded only after
+	 * STOP_GRACE_MS of waiting: a member leaving because it was told to
+	 * stop must still write its LEFT when it merely meets another's
+	 * append under way, which ends in microseconds.) */
 	off_t size, last = -1;
-	int still = 0, c;
+	int still = 0, waited = 0, c;
 	int fd = ap->tailfd >= 0 ? ap->tailfd : ap->fd;
 	int how = ap->tailfd >= 0 ? ap->tailhow : 0;
 
@@ -393,7 +398,7 @@ end_cut_line(struct tmq_app_part *ap)
 			return -1;
 		if (size == 0 || c < 0 || c == '\n')
 			return 0;	/* empty, not readable, or whole */
-		if (tmq_stop)
+		if (tmq_stop && waited >= STOP_GRACE_MS)
 			return -2;
 		if (size != last) {
 			last = size;
@@ -401,6 +406,7 @@ end_cut_line(struct tmq_app_part *ap)
 		} else if (++still >= TMQ_CUT_WAIT_MS)
 			break;
 		poll(NULL, 0, 1);
+		waited++;
 	}
 	while (write(ap->fd, "\n", 1) < 0)
 		if (errno != EINTR)
