@@ -212,15 +212,15 @@ plant() {
 		# Every line number one more, each record sealed again:
 		# consistent, and false.
 		cp "$BATS_TEST_TMPDIR/good" "$f"
-		"$TMQ_SRCDIR"/tests/pidx-forge "$f" | while read -r k line _; do
-			"$TMQ_SRCDIR"/tests/pidx-forge "$f" "$k" line $((line + 1))
+		"$TMQ_BIN"/../tests/pidx-forge "$f" | while read -r k line _; do
+			"$TMQ_BIN"/../tests/pidx-forge "$f" "$k" line $((line + 1))
 		done
 		chown 65534 "$f" ;;
 	esac
 }
 
 @test "index: planted indexes change no answer, hang nothing, and are said once" {
-	[ -x "$TMQ_SRCDIR/tests/pidx-forge" ] || skip "tests/pidx-forge is not built"
+	[ -x "$TMQ_BIN/../tests/pidx-forge" ] || skip "tests/pidx-forge is not built"
 	big
 	tmq-topic info big >/dev/null
 	cp "$(idx 0)" "$BATS_TEST_TMPDIR/good"
@@ -280,15 +280,15 @@ plant() {
 }
 
 @test "index: tmq-dump --verify reports a wrong index and makes it again" {
-	[ -x "$TMQ_SRCDIR/tests/pidx-forge" ] || skip "tests/pidx-forge is not built"
+	[ -x "$TMQ_BIN/../tests/pidx-forge" ] || skip "tests/pidx-forge is not built"
 	big
 	tmq-topic info big >/dev/null
 	f=$(idx 1)
 	# A latest time that is not the file's, sealed again: every check
 	# a reader makes on use passes.
 	# (record 2's: still in order)
-	m=$("$TMQ_SRCDIR"/tests/pidx-forge "$f" | awk '$1 == 2 { print $4 }')
-	"$TMQ_SRCDIR"/tests/pidx-forge "$f" 3 maxts "$m"
+	m=$("$TMQ_BIN"/../tests/pidx-forge "$f" | awk '$1 == 2 { print $4 }')
+	"$TMQ_BIN"/../tests/pidx-forge "$f" 3 maxts "$m"
 	run --separate-stderr tmq-dump --verify big
 	assert_failure
 	assert_output --regexp ', [0-9]+ indexes, 1 wrong$'
