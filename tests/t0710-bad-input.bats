@@ -767,7 +767,9 @@ EOF
 	assert_equal "$status $(cut -c 1-20 out | tr '\n' ' ')" '0 0 Order {"a":[0,0,0, 1 Order {"after":1} '
 	[ "$peak" -lt 32768 ] || fail "tmq-get: $peak KiB"
 	peak_kib tmq-get -J ev
-	assert_equal "$status $(wc -l <out) $(wc -c <out)" "0 2 3000221"
+	# (the first line only: the second's timestamp is the time of the
+	# put, and its decimals are as many as it needs)
+	assert_equal "$status $(wc -l <out) $(head -n 1 out | wc -c)" "0 2 3000106"
 	[ "$peak" -lt 32768 ] || fail "tmq-get -J: $peak KiB"
 	peak_kib tmq-dump --verify ev
 	assert_equal "$status $(cat out)" "0 1 files, 2 lines, 0 corrupt"
