@@ -156,23 +156,30 @@ utf8_multi(const unsigned char *s, size_t n)
 	return len;
 }
 
+#ifdef __SSE2__
+/* Which of the sixteen bytes at p end a run of plain string bytes: '"',
+ * '\\', and (a signed compare) controls and bytes from 0x80; bit i for
+ * p[i]. */
+static inline unsigned
+stops16(const unsigned char *p)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x,
+	    _mm_set1_epi8('\\'))), _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+}
+#endif
+
 /* Past the plain bytes of a string from s[k]: ASCII but for controls,
  * '"' and '\\'. */
 static size_t
 plain_run(const unsigned char *s, size_t k, size_t n)
 {
 #ifdef __SSE2__
-	/* Sixteen at a time: a signed compare takes bytes from 0x80 for
-	 * less than 0x20 too. */
-	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
-	    sp = _mm_set1_epi8(0x20);
-
+	/* Sixteen at a time (stops16). */
 	while (n - k >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)
-		    (s + k));
-		unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x,
-		    bs)), _mm_cmplt_epi8(x, sp)));
+		unsigned bits = stops16(s + k);
 
 		if (bits != 0)
 			return k + (unsigned)__builtin_ctz(bits);
@@ -199,15 +206,9 @@ simple_run(const unsigned char *s, size_t k, size_t n, int *escaped)
 {
 	static const unsigned char simple[256] = { ['"'] = 1, ['\\'] = 1,
 	    ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1 };
-	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
-	    sp = _mm_set1_epi8(0x20);
 
 	while (n - k >= 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)
-		    (s + k));
-		unsigned bits = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x,
-		    bs)), _mm_cmplt_epi8(x, sp)));
+		unsigned bits = stops16(s + k);
 
 		while (bits != 0) {
 			unsigned j = (unsigned)__builtin_ctz(bits);
