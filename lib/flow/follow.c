@@ -32,12 +32,11 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "beneath.h"
+#include "dotdir.h"
 #include "follow.h"
-#include "modes.h"
 #include "smallfile.h"
 
-#define STATE_DIR ".tmq"
+#define STATE_DIR TMQ_DOT_DIR
 #define STATE_MAGIC "tmq-put --follow 1\n"
 #define STATE_MAX (PATH_MAX + 200)
 #define CHUNK 65536
@@ -260,12 +259,11 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 	    (uint64_t)XXH3_64bits(f->abspath, strlen(f->abspath)));
 	snprintf(shown, sizeof shown, "%s/%s/%s", t->name, STATE_DIR,
 	    f->statename);
-	f->statedir = tmq_subdir_beneath(t->dirfd, STATE_DIR, 1, 0777);
+	f->statedir = tmq_dot_open(t->dirfd, 1);
 	if (f->statedir < 0) {
 		rc = tmq_fail_errno(e, "%s/%s", t->name, STATE_DIR);
 		goto fail;
 	}
-	tmq_mode_follow(t->dirfd, f->statedir);
 	rc = tmq_small_read(f->statedir, f->statename, shown, state, STATE_MAX,
 	    &n, e);
 	if (rc < 0)

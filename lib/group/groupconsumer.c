@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "beneath.h"
+#include "dotdir.h"
 #include "groupconsumer.h"
 #include "grow.h"
 #include "modes.h"
@@ -248,16 +248,15 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	}
 	/* The lock lives in the log's dot-folder, where the TwainMQ library
 	 * never looks for partition files. */
-	dfd = tmq_subdir_beneath(gc->g.log.dirfd, ".tmq", 1, 0777);
-	if (dfd >= 0)
-		tmq_mode_follow(gc->g.log.dirfd, dfd);
-	snprintf(shown, sizeof shown, "%s/.tmq", gc->g.log.name);
+	dfd = tmq_dot_open(gc->g.log.dirfd, 1);
+	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR, gc->g.log.name);
 	if (dfd < 0) {
-		tmq_subdir_fail(gc->g.log.dirfd, ".tmq", shown, e);
+		tmq_dot_fail(gc->g.log.dirfd, shown, e);
 		return tmq_fail_prefix(e, "group %s", group);
 	}
 	/* Never a FIFO or a link planted there (regfile.h). */
-	snprintf(shown, sizeof shown, "%s/.tmq/lock", gc->g.log.name);
+	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/lock",
+	    gc->g.log.name);
 	fd = tmq_open_regular_as(dfd, "lock", shown, O_RDWR | O_CREAT, 0666,
 	    e);
 	if (fd >= 0)

@@ -10,14 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "beneath.h"
+#include "dotdir.h"
 #include "grouptopic.h"
-#include "modes.h"
 #include "names.h"
 #include "smallfile.h"
 #include "topic.h"
 
-#define DIR_NAME ".tmq"
+#define DIR_NAME TMQ_DOT_DIR
 #define FILE_NAME "topic"
 
 int
@@ -28,7 +27,7 @@ tmq_group_topic_recall(int rootfd, int logdirfd, char *buf,
 	size_t n;
 	int dfd, rc;
 
-	dfd = tmq_subdir_beneath(logdirfd, DIR_NAME, 0, 0);
+	dfd = tmq_dot_open(logdirfd, 0);
 	if (dfd < 0)
 		return 0;
 	snprintf(shown, sizeof shown, "%s/%s", DIR_NAME, FILE_NAME);
@@ -59,10 +58,9 @@ tmq_group_topic_keep(int logdirfd, const char *topic)
 	n = snprintf(line, sizeof line, "%s\n", topic);
 	if (n < 0 || (size_t)n >= sizeof line)
 		return;
-	dfd = tmq_subdir_beneath(logdirfd, DIR_NAME, 1, 0777);
+	dfd = tmq_dot_open(logdirfd, 1);
 	if (dfd < 0)
 		return;
-	tmq_mode_follow(logdirfd, dfd);
 	snprintf(shown, sizeof shown, "%s/%s", DIR_NAME, FILE_NAME);
 	if (tmq_small_read(dfd, FILE_NAME, shown, now, TMQ_NAME_MAX + 1, &len,
 	    &e) == 1 && len == (size_t)n && memcmp(now, line, len) == 0) {

@@ -19,15 +19,15 @@
  * unvouched, and a member that cannot make its own file goes unvouched. */
 #include <dirent.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "beneath.h"
+#include "dotdir.h"
 #include "escape.h"
 #include "grow.h"
 #include "idindex.h"
@@ -39,18 +39,6 @@ static void
 live_name(uint64_t tag, char *buf, size_t sz)
 {
 	snprintf(buf, sz, "live.%016llx", (unsigned long long)tag);
-}
-
-/* The log's .tmq, never through a symbolic link (beneath.h). */
-static int
-dot_dir(int logdirfd, int create)
-{
-	int fd = tmq_subdir_beneath(logdirfd, ".tmq", create, 0777);
-
-	/* Made with the directory's modes (modes.h). */
-	if (fd >= 0 && create)
-		tmq_mode_follow(logdirfd, fd);
-	return fd;
 }
 
 static void
@@ -95,8 +83,8 @@ tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
 	live_name(tag, name, sizeof name);
 	snprintf(tmp, sizeof tmp, "new.%016llx", (unsigned long long)tag);
 	snprintf(shown, sizeof shown, ".tmq/%s", name);
-	if ((dfd = dot_dir(logdirfd, 1)) < 0)
-		return tmq_subdir_fail(logdirfd, ".tmq", ".tmq", e);
+	if ((dfd = tmq_dot_open(logdirfd, 1)) < 0)
+		return tmq_dot_fail(logdirfd, TMQ_DOT_DIR, e);
 	for (try = 0; try < HOLD_TRIES; try++) {
 		*fd = tmq_open_regular_as(dfd, tmp, shown,
 		    O_RDWR | O_CREAT | O_TRUNC, 0666, e);
@@ -170,7 +158,7 @@ tmq_live_release(int logdirfd, uint64_t tag, int fd)
 	if (fd < 0)
 		return;
 	live_name(tag, name, sizeof name);
-	if ((dfd = dot_dir(logdirfd, 0)) >= 0) {
+	if ((dfd = tmq_dot_open(logdirfd, 0)) >= 0) {
 		unlinkat(dfd, name, 0);
 		close(dfd);
 	}
@@ -275,7 +263,7 @@ tmq_live_timeout_of(int logdirfd, uint64_t tag)
 	double v;
 	int dfd, fd;
 
-	if ((dfd = dot_dir(logdirfd, 0)) < 0)
+	if ((dfd = tmq_dot_open(logdirfd, 0)) < 0)
 		return 0;
 	live_name(tag, name, sizeof name);
 	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
@@ -368,10 +356,10 @@ probe(int logdirfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 	struct tmq_error e;
 	int dfd;
 
-	if ((dfd = dot_dir(logdirfd, 0)) < 0) {
+	if ((dfd = tmq_dot_open(logdirfd, 0)) < 0) {
 		if (errno != ENOENT && w != NULL && !said_dir) {
 			said_dir = 1;
-			tmq_subdir_fail(logdirfd, ".tmq", ".tmq", &e);
+			tmq_dot_fail(logdirfd, TMQ_DOT_DIR, &e);
 			say_unvouched(w, id, 1, e.msg);
 		}
 		return TMQ_LIVE_UNKNOWN;
@@ -412,7 +400,7 @@ tmq_live_forget(int logdirfd, uint64_t tag)
 {
 	int dfd;
 
-	if ((dfd = dot_dir(logdirfd, 0)) < 0)
+	if ((dfd = tmq_dot_open(logdirfd, 0)) < 0)
 		return;
 	forget_in(dfd, tag);
 	close(dfd);
@@ -428,7 +416,7 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 
 	*tags = NULL;
 	*n = 0;
-	if ((fd = dot_dir(logdirfd, 0)) < 0)
+	if ((fd = tmq_dot_open(logdirfd, 0)) < 0)
 		return 0;
 	dir = fdopendir(fd);
 	if (dir == NULL) {
@@ -505,7 +493,7 @@ tmq_live_sweep(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	size_t i;
 	int fd;
 
-	if (n == 0 || (fd = dot_dir(w->logdirfd, 0)) < 0)
+	if (n == 0 || (fd = tmq_dot_open(w->logdirfd, 0)) < 0)
 		return;
 	/* The first member claiming a tag decides for it; a tag nobody
 	 * claimed is of a member that died before its JOINED.  One pass
@@ -622,7 +610,8 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	struct stat st;
 	int dfd, fd;
 
-	if (m == NULL || !m->claimed || (dfd = dot_dir(w->logdirfd, 0)) < 0)
+	if (m == NULL || !m->claimed ||
+	    (dfd = tmq_dot_open(w->logdirfd, 0)) < 0)
 		return -1;
 	live_name(m->tag, name, sizeof name);
 	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);

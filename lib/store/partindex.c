@@ -26,18 +26,17 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "beneath.h"
 #include "directread.h"
+#include "dotdir.h"
 #include "escape.h"
 #include "fstype.h"
-#include "modes.h"
 #include "notice.h"
 #include "partindex.h"
 #include "regfile.h"
 
 #define MAGIC "TMQPIDX1"
 #define IDX_VERSION 1
-#define DOT ".tmq"
+#define DOT TMQ_DOT_DIR
 /* Entries kept in memory at most (24 bytes each): past it, those on disk
  * are dropped, or, when none could be written, every other one. */
 #define MEMCAP 4096
@@ -438,7 +437,7 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size < TMQ_PIDX_STEP)
 		return -1;
 	tmq_pidx_name(x->pf.name, name, sizeof name);
-	dfd = tmq_subdir_beneath(x->dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(x->dirfd, 0);
 	if (dfd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
 		    errno == EACCES)
@@ -858,11 +857,7 @@ save_new(struct tmq_pidx *x, int fd, int how)
 	if (!x->mem_from0 || head_hash(x, fd, how) < 0)
 		return;
 	tmq_pidx_name(x->pf.name, name, sizeof name);
-	if (tmq_mkdir_follow(x->dirfd, DOT) < 0 && errno != EEXIST) {
-		x->nowrite = 1;
-		return;
-	}
-	dfd = tmq_subdir_beneath(x->dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(x->dirfd, 1);
 	if (dfd < 0) {
 		x->nowrite = 1;
 		return;
@@ -944,7 +939,7 @@ save_append(struct tmq_pidx *x, int fd, int how)
 		return;
 	close_ix(&o);
 	tmq_pidx_name(x->pf.name, name, sizeof name);
-	dfd = tmq_subdir_beneath(x->dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(x->dirfd, 0);
 	if (dfd < 0)
 		return;
 	wfd = tmq_open_regular(dfd, name, O_RDWR | O_APPEND, 0, &e);
@@ -1058,7 +1053,7 @@ tmq_pidx_remove(int dirfd, const char *pfname)
 	int dfd, rc;
 
 	tmq_pidx_name(pfname, name, sizeof name);
-	dfd = tmq_subdir_beneath(dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(dirfd, 0);
 	if (dfd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
 		    0 : -1;
@@ -1078,7 +1073,7 @@ tmq_pidx_sweep(int dirfd)
 	DIR *d;
 	int dfd, fd, rc = 0;
 
-	dfd = tmq_subdir_beneath(dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(dirfd, 0);
 	if (dfd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
 		    0 : -1;
@@ -1188,7 +1183,7 @@ tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
 	if (c->x.state == ST_ABSENT)
 		return 0;	/* TMQ_INDEX=off */
 	tmq_pidx_name(pf->name, name, sizeof name);
-	dfd = tmq_subdir_beneath(dirfd, DOT, 0, 0);
+	dfd = tmq_dot_open(dirfd, 0);
 	if (dfd < 0)
 		return 0;
 	if (faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {

@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "beneath.h"
 #include "directread.h"
+#include "dotdir.h"
 #include "filelock.h"
 #include "holes.h"
 #include "keys.h"
@@ -117,14 +117,13 @@ archive_lock(struct archive *a, const struct tmq_topic *t, struct tmq_error *e)
 {
 	char shown[TMQ_NAME_MAX + 32];
 
-	snprintf(shown, sizeof shown, "%s/.tmq", t->name);
-	a->dotfd = tmq_subdir_beneath(a->at.dirfd, ".tmq", 1, 0777);
+	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR, t->name);
+	a->dotfd = tmq_dot_open(a->at.dirfd, 1);
 	if (a->dotfd < 0) {
-		tmq_subdir_fail(a->at.dirfd, ".tmq", shown, e);
+		tmq_dot_fail(a->at.dirfd, shown, e);
 		return tmq_fail_prefix(e, "%s", a->dir);
 	}
-	tmq_mode_follow(a->at.dirfd, a->dotfd);
-	snprintf(shown, sizeof shown, "%s/.tmq/" LOCK_NAME, t->name);
+	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/" LOCK_NAME, t->name);
 	a->lockfd = tmq_open_regular_as(a->dotfd, LOCK_NAME, shown,
 	    O_RDWR | O_CREAT, 0666, e);
 	if (a->lockfd < 0)
