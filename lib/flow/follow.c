@@ -34,6 +34,7 @@
 
 #include "dotdir.h"
 #include "follow.h"
+#include "replace.h"
 #include "smallfile.h"
 
 #define STATE_DIR TMQ_DOT_DIR
@@ -264,6 +265,8 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 		rc = tmq_fail_errno(e, "%s/%s", t->name, STATE_DIR);
 		goto fail;
 	}
+	/* What a run killed before its rename left (replace.h). */
+	tmq_tmp_sweep(f->statedir, f->statename);
 	rc = tmq_small_read(f->statedir, f->statename, shown, state, STATE_MAX,
 	    &n, e);
 	if (rc < 0)
@@ -490,7 +493,7 @@ tmq_follow_save(struct tmq_follow *f, struct tmq_error *e)
 	if (n < 0 || (size_t)n > STATE_MAX)
 		return tmq_fail(e, "%s: path too long", f->path);
 	snprintf(shown, sizeof shown, "%s/%s", STATE_DIR, f->statename);
-	if (tmq_small_write(f->statedir, f->statename, shown, buf, (size_t)n,
+	if (tmq_write_replace(f->statedir, f->statename, shown, buf, (size_t)n,
 	    0, e) < 0)
 		return -1;
 	f->saved = 1;

@@ -13,6 +13,7 @@
 #include "dotdir.h"
 #include "grouptopic.h"
 #include "names.h"
+#include "replace.h"
 #include "smallfile.h"
 #include "topic.h"
 
@@ -67,7 +68,7 @@ tmq_group_topic_keep(int logdirfd, const char *topic)
 		close(dfd);
 		return;
 	}
-	tmq_small_sweep(dfd, FILE_NAME);
-	(void)tmq_small_write(dfd, FILE_NAME, shown, line, (size_t)n, 0, &e);
+	tmq_tmp_sweep(dfd, FILE_NAME);
+	(void)tmq_write_replace(dfd, FILE_NAME, shown, line, (size_t)n, 0, &e);
 	close(dfd);
 }

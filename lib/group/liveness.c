@@ -34,6 +34,7 @@
 #include "liveness.h"
 #include "modes.h"
 #include "regfile.h"
+#include "replace.h"
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
@@ -49,10 +50,6 @@ whole_file(struct flock *fl, short type)
 	fl->l_whence = SEEK_SET;
 }
 
-/* How often the lock is taken again when its file was removed before it
- * got its name. */
-#define HOLD_TRIES 100
-
 static int
 same_file(int dfd, const char *name, int fd)
 {
@@ -63,90 +60,84 @@ same_file(int dfd, const char *name, int fd)
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* The file is made and locked under a name no probe or sweep reads
- * (new.TAG), then given its own (live.TAG) by a hard link, which never
+/* The file is made and locked under a temporary name of its own, which no
+ * probe or sweep of members reads and no other contender can take
+ * (replace.h), then given its name (live.TAG) by a rename that never
  * replaces what is there: from the moment live.TAG names it, it is
  * locked.  Made under its own name and locked next, it read as a dead
  * member's in between, and with many members joining and sweeping at
  * once the sweeps removed it faster than it could be locked.  A
- * filesystem without hard links gets a rename (which a co-user could only
- * race by guessing a random 64-bit tag). */
+ * filesystem that can refuse neither way gets a plain rename (which a
+ * co-user could only race by guessing a random 64-bit tag). */
 int
 tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
     struct tmq_error *e)
 {
 	struct flock fl;
-	char name[64], tmp[64], shown[80];
-	int dfd, try, rc;
+	char name[64], tmp[TMQ_TMP_NAME_MAX], shown[80];
+	int dfd, err;
 
 	*fd = -1;
 	live_name(tag, name, sizeof name);
-	snprintf(tmp, sizeof tmp, "new.%016llx", (unsigned long long)tag);
-	snprintf(shown, sizeof shown, ".tmq/%s", name);
+	snprintf(shown, sizeof shown, TMQ_DOT_DIR "/%s", name);
 	if ((dfd = tmq_dot_open(logdirfd, 1)) < 0)
 		return tmq_dot_fail(logdirfd, TMQ_DOT_DIR, e);
-	for (try = 0; try < HOLD_TRIES; try++) {
-		*fd = tmq_open_regular_as(dfd, tmp, shown,
-		    O_RDWR | O_CREAT | O_TRUNC, 0666, e);
-		if (*fd < 0) {
-			close(dfd);
-			return -1;
-		}
-		tmq_mode_follow(dfd, *fd);
-		whole_file(&fl, F_WRLCK);
-		if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
-			if (errno == EAGAIN || errno == EACCES) {
-				/* Someone holds new.TAG: not ours. */
-				close(*fd);
-				*fd = -1;
-				usleep(1000);
-				continue;
-			}
-			/* No locks here (ENOLCK, EINVAL): an unlocked file
-			 * would read as a dead member, so leave none. */
-			unlinkat(dfd, tmp, 0);
-			close(*fd);
-			*fd = -1;
-			break;
-		}
-		if (session > 0) {
-			char t[32];
-			int len = snprintf(t, sizeof t, "%.3f\n", session);
-
-			/* Best effort: a file without it takes the
-			 * watcher's timeout. */
-			if (ftruncate(*fd, 0) < 0 ||
-			    pwrite(*fd, t, (size_t)len, 0) != len)
-				(void)ftruncate(*fd, 0);
-		}
-		rc = linkat(dfd, tmp, dfd, name, 0);
-		if (rc < 0 && errno != EEXIST && errno != ENOENT)
-			rc = renameat(dfd, tmp, dfd, name);
-		else
-			unlinkat(dfd, tmp, 0);
-		if (rc == 0 && same_file(dfd, name, *fd))
-			break;
-		if (rc < 0 && errno == EEXIST) {
-			/* Something is there under our name: say what. */
-			int there = tmq_open_regular_as(dfd, name, shown,
-			    O_RDONLY, 0, e);
-
-			if (there >= 0) {
-				close(there);
-				tmq_fail(e, "%s: exists already", shown);
-			}
-			close(*fd);
-			*fd = -1;
-			close(dfd);
-			return -1;
-		}
+	if ((*fd = tmq_tmp_create(dfd, name, shown, tmp, e)) < 0) {
+		close(dfd);
+		return -1;
+	}
+	whole_file(&fl, F_WRLCK);
+	if (fcntl(*fd, F_OFD_SETLK, &fl) < 0) {
+		err = errno;
+		unlinkat(dfd, tmp, 0);
 		close(*fd);
 		*fd = -1;
+		close(dfd);
+		/* No locks here (ENOLCK, EINVAL): an unlocked file would
+		 * read as a dead member, so leave none. */
+		if (err != EAGAIN && err != EACCES)
+			return 0;
+		/* Only a co-user who found it in .tmq can hold ours. */
+		return tmq_fail(e, "%s: its temporary " TMQ_DOT_DIR "/%s was "
+		    "locked by another process", shown, tmp);
+	}
+	if (session > 0) {
+		char t[32];
+		int len = snprintf(t, sizeof t, "%.3f\n", session);
+
+		/* Best effort: a file without it takes the watcher's
+		 * timeout. */
+		if (pwrite(*fd, t, (size_t)len, 0) != len)
+			(void)ftruncate(*fd, 0);
+	}
+	if (tmq_rename_noreplace(dfd, tmp, dfd, name, 1) < 0)
+		err = errno;
+	else if (same_file(dfd, name, *fd)) {
+		close(dfd);
+		return 0;
+	} else
+		err = ENOENT;
+	unlinkat(dfd, tmp, 0);		/* (gone already, mostly) */
+	close(*fd);
+	*fd = -1;
+	if (err == EEXIST) {
+		/* Something is there under our name: say what. */
+		int there = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0,
+		    e);
+
+		if (there >= 0) {
+			close(there);
+			tmq_fail(e, "%s: exists already", shown);
+		}
+		close(dfd);
+		return -1;
 	}
 	close(dfd);
-	if (try == HOLD_TRIES)
-		return tmq_fail(e, ".tmq/%s: removed as soon as made", name);
-	return 0;
+	/* Ours removed, or replaced, before or as soon as it got its name. */
+	if (err == ENOENT)
+		return tmq_fail(e, "%s: removed as soon as made", shown);
+	errno = err;
+	return tmq_fail_errno(e, "%s", shown);
 }
 
 void
@@ -406,6 +397,21 @@ tmq_live_forget(int logdirfd, uint64_t tag)
 	close(dfd);
 }
 
+/* The name under which an older tmq made and locked a lock file: new.TAG,
+ * TAG 16 digits of hexadecimal. */
+static int
+is_old_new(const char *s)
+{
+	size_t i;
+
+	if (strncmp(s, "new.", 4) != 0 || strlen(s) != 4 + 16)
+		return 0;
+	for (i = 4; s[i] != '\0'; i++)
+		if (strchr("0123456789abcdef", s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
 int
 tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 {
@@ -427,6 +433,13 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		unsigned long long tag;
 		char *end;
 
+		/* What killed writers left: the temporaries of .tmq (lock
+		 * files on their way in, snapshots, ...), and an older tmq's
+		 * new.TAG, once a minute old and unlocked. */
+		if (tmq_tmp_is(d->d_name, NULL) || is_old_new(d->d_name)) {
+			tmq_tmp_drop_stale(dirfd(dir), d->d_name);
+			continue;
+		}
 		if (strncmp(d->d_name, "live.", 5) != 0)
 			continue;
 		errno = 0;

@@ -85,8 +85,9 @@ double tmq_live_timeout_of(int logdirfd, uint64_t tag);
 
 /* Take the lock for tag: *fd holds it (-1 when the filesystem has no
  * locks: the member then goes unvouched, like the TwainMQ library's).  The
- * file is made and locked under another name, then given its own (session:
- * the timeout written in it; 0: none). */
+ * file is made and locked under a temporary name (replace.h), then given
+ * its own by a rename that never replaces (session: the timeout written in
+ * it; 0: none). */
 int tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
     struct tmq_error *e);
 /* Leaving: remove the file, then drop the lock. */
@@ -97,7 +98,9 @@ enum tmq_liveness tmq_live_probe(int logdirfd, uint64_t tag);
 void tmq_live_forget(int logdirfd, uint64_t tag);
 
 /* A sweep, in two steps.  First the tags whose files no lock holds now
- * (*tags malloc'ed, or NULL when there are none); then, once the caller
+ * (*tags malloc'ed, or NULL when there are none; on the way, the
+ * temporaries that killed members left are removed, as tmq_tmp_sweep
+ * would); then, once the caller
  * has read the group's log to its end, tmq_live_sweep removes the files of
  * those that can never hold partitions again: unclaimed, or holding
  * nothing in the last rebalance, offering nothing in the one under way,

@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +32,7 @@
 #include "notice.h"
 #include "partindex.h"
 #include "regfile.h"
+#include "replace.h"
 
 #define MAGIC "TMQPIDX1"
 #define IDX_VERSION 1
@@ -850,8 +850,8 @@ static void
 save_new(struct tmq_pidx *x, int fd, int how)
 {
 	unsigned char hdr[TMQ_PIDX_HDR];
-	char name[80], tmp[128];
-	uint64_t rnd;
+	char name[80], tmp[TMQ_TMP_NAME_MAX];
+	struct tmq_error e;
 	int dfd, wfd, rc;
 
 	if (!x->mem_from0 || head_hash(x, fd, how) < 0)
@@ -862,14 +862,9 @@ save_new(struct tmq_pidx *x, int fd, int how)
 		x->nowrite = 1;
 		return;
 	}
-	if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
-		rnd = (uint64_t)getpid() * 2654435761u ^ (uint64_t)time(NULL);
-	snprintf(tmp, sizeof tmp, "%s.%ld.%016llx.tmp", name, (long)getpid(),
-	    (unsigned long long)rnd);
 	/* Writable by its user only (partindex.h: any other index is
 	 * refused), whatever the umask or the directory's modes. */
-	wfd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
+	wfd = tmq_tmp_create_mode(dfd, name, name, 0644, tmp, &e);
 	if (wfd < 0) {
 		if (errno == EACCES || errno == EROFS || errno == EPERM ||
 		    errno == ENOSPC || errno == EDQUOT)
@@ -877,7 +872,6 @@ save_new(struct tmq_pidx *x, int fd, int how)
 		close(dfd);
 		return;
 	}
-	(void)fchmod(wfd, 0644);
 	tmq_pidx_header_encode(hdr, &x->pf, x->key_width, x->topic_hash,
 	    x->head_hash, &x->seed);
 	rc = write_records(x, wfd, fd, how, 0, x->nmem, hdr, sizeof hdr) ==
@@ -886,19 +880,13 @@ save_new(struct tmq_pidx *x, int fd, int how)
 		rc = -1;
 	if (close(wfd) < 0)
 		rc = -1;
-	if (rc == 0) {
-		if (x->state == ST_BAD)
-			rc = renameat(dfd, tmp, dfd, name);
-		else {
-			rc = renameat2(dfd, tmp, dfd, name, RENAME_NOREPLACE);
-			/* FUSE (GlusterFS) and some network filesystems have
-			 * no RENAME_NOREPLACE: replace.  Ours is as right as
-			 * one made meanwhile; only entries appended to that
-			 * one are lost, and made again by later readers. */
-			if (rc < 0 && (errno == EINVAL || errno == ENOSYS))
-				rc = renameat(dfd, tmp, dfd, name);
-		}
-	}
+	/* Over the old one only when it was refused.  Where the filesystem
+	 * can refuse neither way (tmq_rename_noreplace), replace: ours is as
+	 * right as one made meanwhile; only entries appended to that one are
+	 * lost, and made again by later readers. */
+	if (rc == 0)
+		rc = x->state == ST_BAD ? renameat(dfd, tmp, dfd, name) :
+		    tmq_rename_noreplace(dfd, tmp, dfd, name, 1);
 	if (rc < 0) {
 		/* Another made one meanwhile (the next save appends to it),
 		 * or what is there cannot be replaced (a directory). */
@@ -1084,24 +1072,28 @@ tmq_pidx_sweep(int dirfd)
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
-		size_t n = strlen(de->d_name), u;
+		const char *s = de->d_name;
+		size_t n, u;
+		int tmp;
 
 		/* P-DAY_FIRST.UID.idx, of any user (and, left by a killed
-		 * writer, P-DAY_FIRST.UID.idx.PID.RANDOM.tmp) */
-		if (n < 5 || n >= sizeof pf || de->d_name[0] < '0' ||
-		    de->d_name[0] > '9')
+		 * writer, its temporary, .P-DAY_FIRST.UID.idx.PID.RANDOM.tmp,
+		 * or an older tmq's, without the dot: replace.h) */
+		tmp = tmq_tmp_is(s, NULL);
+		if (tmp && s[0] == '.')
+			s++;
+		n = strlen(s);
+		if (n < 5 || n >= sizeof pf || s[0] < '0' || s[0] > '9')
 			continue;
-		if (n > 4 && strcmp(de->d_name + n - 4, ".tmp") == 0 &&
-		    strstr(de->d_name, ".idx.") != NULL)
-			n = (size_t)(strstr(de->d_name, ".idx.") - de->d_name) + 4;
-		if (strncmp(de->d_name + n - 4, ".idx", 4) != 0)
+		if (tmp && strstr(s, ".idx.") != NULL)
+			n = (size_t)(strstr(s, ".idx.") - s) + 4;
+		if (strncmp(s + n - 4, ".idx", 4) != 0)
 			continue;
-		for (u = n - 4; u > 0 && de->d_name[u - 1] >= '0' &&
-		    de->d_name[u - 1] <= '9'; u--)
+		for (u = n - 4; u > 0 && s[u - 1] >= '0' && s[u - 1] <= '9'; u--)
 			;
-		if (u == 0 || u == n - 4 || de->d_name[u - 1] != '.')
+		if (u == 0 || u == n - 4 || s[u - 1] != '.')
 			continue;
-		snprintf(pf, sizeof pf, "%.*s.tmf", (int)(u - 1), de->d_name);
+		snprintf(pf, sizeof pf, "%.*s.tmf", (int)(u - 1), s);
 		if (fstatat(dirfd, pf, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 		    errno != ENOENT)
 			continue;

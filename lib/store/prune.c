@@ -40,6 +40,7 @@
 #include "modes.h"
 #include "prune.h"
 #include "regfile.h"
+#include "replace.h"
 
 #define TMP_NAME "archive.tmp"
 #define LOCK_NAME "archive.lock"
@@ -331,22 +332,6 @@ check_all(struct archive *a, const struct tmq_topic *t,
 	return 0;
 }
 
-/* renameat that never replaces: renameat2's RENAME_NOREPLACE, or where
- * the filesystem lacks it a hard link (which fails on a name that is
- * there) and the old name removed; a kill between the two leaves one
- * file under both names, which a rerun finds the same. */
-static int
-move_noreplace(int fromfd, const char *from, int tofd, const char *to)
-{
-	if (renameat2(fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-		return -1;
-	if (linkat(fromfd, from, tofd, to, 0) < 0)
-		return -1;
-	return unlinkat(fromfd, from, 0) < 0 && errno != ENOENT ? -1 : 0;
-}
-
 /* Write all of buf, or say why not: -1 with errno, or with e set where the
  * filesystem took nothing and said no error. */
 static int
@@ -437,7 +422,8 @@ archive_one(struct archive *a, const struct tmq_topic *t,
 	int rc = 0, saved;
 
 	if (held == HELD_NONE &&
-	    move_noreplace(t->dirfd, pf->name, a->at.dirfd, pf->name) == 0) {
+	    tmq_rename_noreplace(t->dirfd, pf->name, a->at.dirfd, pf->name,
+	    0) == 0) {
 		fsync(a->at.dirfd);
 		fsync(t->dirfd);
 		return 0;
@@ -451,8 +437,8 @@ archive_one(struct archive *a, const struct tmq_topic *t,
 		 * one, a copy cut short: then nothing it held is lost. */
 		if (rc == 0 && (held == HELD_PREFIX ?
 		    renameat(a->dotfd, TMP_NAME, a->at.dirfd, pf->name) :
-		    move_noreplace(a->dotfd, TMP_NAME, a->at.dirfd,
-		    pf->name)) < 0) {
+		    tmq_rename_noreplace(a->dotfd, TMP_NAME, a->at.dirfd,
+		    pf->name, 0)) < 0) {
 			saved = errno;
 			unlinkat(a->dotfd, TMP_NAME, 0);
 			errno = saved;

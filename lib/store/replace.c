@@ -16,8 +16,9 @@
 #define TMP_TRIES 8
 #define TMP_AGE 60		/* seconds: a writer takes milliseconds */
 
-int
-tmq_tmp_create(int dirfd, const char *name, const char *shown,
+/* mode 0: 0666 and the directory's rule (modes.h). */
+static int
+tmp_create(int dirfd, const char *name, const char *shown, mode_t mode,
     char tmp[TMQ_TMP_NAME_MAX], struct tmq_error *e)
 {
 	uint64_t rnd;
@@ -30,14 +31,31 @@ tmq_tmp_create(int dirfd, const char *name, const char *shown,
 		snprintf(tmp, TMQ_TMP_NAME_MAX, ".%.200s.%ld.%016llx.tmp", name,
 		    (long)getpid(), (unsigned long long)rnd);
 		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0666);
+		    O_CLOEXEC, mode ? mode : 0666);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
 	if (fd < 0)
 		return tmq_fail_errno(e, "%s", shown);
-	tmq_mode_follow(dirfd, fd);
+	if (mode)
+		(void)fchmod(fd, mode);
+	else
+		tmq_mode_follow(dirfd, fd);
 	return fd;
+}
+
+int
+tmq_tmp_create(int dirfd, const char *name, const char *shown,
+    char tmp[TMQ_TMP_NAME_MAX], struct tmq_error *e)
+{
+	return tmp_create(dirfd, name, shown, 0, tmp, e);
+}
+
+int
+tmq_tmp_create_mode(int dirfd, const char *name, const char *shown,
+    mode_t mode, char tmp[TMQ_TMP_NAME_MAX], struct tmq_error *e)
+{
+	return tmp_create(dirfd, name, shown, mode, tmp, e);
 }
 
 int
@@ -52,6 +70,22 @@ tmq_tmp_commit(int dirfd, const char *tmp, const char *name,
 	unlinkat(dirfd, tmp, 0);
 	errno = err;
 	return tmq_fail_errno(e, "%s", shown);
+}
+
+int
+tmq_rename_noreplace(int fromfd, const char *from, int tofd, const char *to,
+    int or_replace)
+{
+	if (renameat2(fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -1;
+	if (linkat(fromfd, from, tofd, to, 0) == 0)
+		return unlinkat(fromfd, from, 0) < 0 && errno != ENOENT ? -1 : 0;
+	if (!or_replace || (errno != EPERM && errno != EOPNOTSUPP &&
+	    errno != ENOSYS && errno != EMLINK))
+		return -1;
+	return renameat(fromfd, from, tofd, to);
 }
 
 int
@@ -90,13 +124,17 @@ tmq_write_replace(int dirfd, const char *name, const char *shown,
 		errno = err;
 		return tmq_fail_errno(e, "%s", shown);
 	}
-	return tmq_tmp_commit(dirfd, tmp, name, shown, e);
+	if (tmq_tmp_commit(dirfd, tmp, name, shown, e) < 0)
+		return -1;
+	if (sync && fsync(dirfd) < 0)
+		return tmq_fail_errno(e, "%s: the directory", shown);
+	return 0;
 }
 
 /* Is s a temporary of name (of any, when NULL): "[.]NAME.PID.HEX.tmp"?
  * (The dot is optional for those of older tmq versions.) */
-static int
-is_tmp(const char *s, const char *name)
+int
+tmq_tmp_is(const char *s, const char *name)
 {
 	size_t n = strlen(s), i, hex, pid;
 
@@ -124,14 +162,36 @@ is_tmp(const char *s, const char *name)
 }
 
 void
+tmq_tmp_drop_stale(int dirfd, const char *entry)
+{
+	struct flock fl;
+	struct stat st;
+	int f;
+
+	if (fstatat(dirfd, entry, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_mtime + TMP_AGE > time(NULL))
+		return;
+	/* Not one a writer still holds locked, to rename it (a lock file on
+	 * its way in). */
+	f = openat(dirfd, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (f < 0)
+		return;
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(f, F_OFD_GETLK, &fl) == 0 ? fl.l_type == F_UNLCK :
+	    errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP)
+		unlinkat(dirfd, entry, 0);	/* (no locks here) */
+	close(f);
+}
+
+void
 tmq_tmp_sweep(int dirfd, const char *name)
 {
 	struct dirent *de;
-	struct flock fl;
-	struct stat st;
-	time_t now = time(NULL);
 	DIR *d;
-	int fd = dup(dirfd), f;
+	int fd = dup(dirfd);
 
 	if (fd < 0)
 		return;
@@ -139,26 +199,9 @@ tmq_tmp_sweep(int dirfd, const char *name)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (!is_tmp(de->d_name, name))
-			continue;
-		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) || st.st_mtime + TMP_AGE > now)
-			continue;
-		/* Not one a writer still holds locked, to rename it (a lock
-		 * file on its way in). */
-		f = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC);
-		if (f < 0)
-			continue;
-		memset(&fl, 0, sizeof fl);
-		fl.l_type = F_RDLCK;
-		fl.l_whence = SEEK_SET;
-		if (fcntl(f, F_OFD_GETLK, &fl) == 0 ? fl.l_type == F_UNLCK :
-		    errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP)
-			unlinkat(dirfd, de->d_name, 0);	/* (no locks here) */
-		close(f);
-	}
+	while ((de = readdir(d)) != NULL)
+		if (tmq_tmp_is(de->d_name, name))
+			tmq_tmp_drop_stale(dirfd, de->d_name);
 	closedir(d);
 	/* The dup shared dirfd's offset: give it back at the start. */
 	(void)lseek(dirfd, 0, SEEK_SET);

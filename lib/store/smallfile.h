@@ -1,12 +1,12 @@
 /* smallfile.h: small files of tmq's own in a root (a group's recorded
- * topic, tmq-put --follow's state), read whole and written whole.
+ * topic, tmq-put --follow's state), read whole.
  *
- * Written under a temporary name in the same directory, then renamed over
- * the old one, so that a reader finds the old file or the new one, never
- * a mix, whenever the writer is killed.  Read as any file of a root is:
- * only a regular file, not through a link, never blocking (a FIFO), and
- * no larger than what the caller would ever write; what it holds is the
- * caller's to check as strictly as a message. */
+ * Read as any file of a root is: only a regular file, not through a link,
+ * never blocking (a FIFO), and no larger than what the caller would ever
+ * write; what it holds is the caller's to check as strictly as a message.
+ * Writing them is another concern, replace.h's (tmq_write_replace), as
+ * for every file put in place whole: a reader finds the old file or the
+ * new one, never a mix, whenever the writer is killed. */
 #ifndef TMQ_SMALLFILE_H
 #define TMQ_SMALLFILE_H
 
@@ -21,12 +21,5 @@
  * shown. */
 int tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,
     size_t max, size_t *n, struct tmq_error *e);
-/* Replace dirfd/name with buf[0..n): a temporary file, written (and made
- * durable with durable set, the directory too), renamed into place. */
-int tmq_small_write(int dirfd, const char *name, const char *shown,
-    const void *buf, size_t n, int durable, struct tmq_error *e);
-/* Remove the temporary files of name that writers killed before their
- * rename left, a minute old or more (once in a while: it lists dirfd). */
-void tmq_small_sweep(int dirfd, const char *name);
 
 #endif

@@ -46,6 +46,7 @@
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
+#include "replace.h"
 #include "timestamp.h"
 #include "topic.h"
 #include "topicown.h"
@@ -172,19 +173,6 @@ work_unlock(struct work *w)
 	unlinkat(w->wfd, "lock", 0);
 	unlinkat(w->rootfd, w->name, AT_REMOVEDIR);
 	work_close(w);
-}
-
-/* renameat that never replaces: renameat2's RENAME_NOREPLACE where the
- * filesystem has it; elsewhere a plain rename, which still refuses to
- * put a directory over anything but an empty one. */
-static int
-rename_noreplace(int fromfd, const char *from, int tofd, const char *to)
-{
-	if (renameat2(fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-		return -1;
-	return renameat(fromfd, from, tofd, to);
 }
 
 /* Write a definition to fd, whole and on disk.  types[i] is the type of
@@ -430,7 +418,9 @@ create_locked(struct work *w, const char *name, int key_width,
 		return tmq_fail_errno(e, "%s: cannot write the definition",
 		    sj);
 	/* Then the directory, whole: from here the topic is there. */
-	if (rename_noreplace(w->wfd, "new", w->rootfd, name) == 0)
+	/* (Where the filesystem cannot refuse, a plain rename, which still
+	 * puts a directory over nothing but an empty one.) */
+	if (tmq_rename_noreplace(w->wfd, "new", w->rootfd, name, 1) == 0)
 		return 0;
 	rc = errno;
 	/* Made meanwhile by someone who does not take our lock (the TwainMQ

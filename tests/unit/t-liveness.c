@@ -5,9 +5,14 @@
  * rebalance waits for the living past its window, for unvouched members
  * until its window ends, and never for the dead or those that left.  A
  * FIFO, directory or link planted as a member's file is a member we
- * cannot vouch for (never dead, and no probe waits on it), said once. */
+ * cannot vouch for (never dead, and no probe waits on it), said once.  A
+ * hold leaves no temporary beside the file, and refuses a name that is
+ * there; the sweep removes the temporaries (and an older tmq's new.TAG)
+ * that killed members left, a minute old and unlocked, and no other. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -101,6 +106,51 @@ hold_while_sweeping(int dirfd, int rounds)
 	return bad;
 }
 
+/* Plant .tmq/NAME in dirfd, a minute and more old when old is set. */
+static void
+plant(int dirfd, const char *name, int old)
+{
+	struct timespec t[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof path, ".tmq/%s", name);
+	fd = openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "x", 1) != 1)
+		exit(99);
+	close(fd);
+	if (old)
+		utimensat(dirfd, path, t, 0);
+}
+
+static int
+there(int dirfd, const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof path, ".tmq/%s", name);
+	return faccessat(dirfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Entries of dirfd's .tmq whose names end in .tmp: how many. */
+static int
+temporaries(int dirfd)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd = openat(dirfd, ".tmq", O_RDONLY | O_DIRECTORY), n = 0;
+	size_t len;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		if ((len = strlen(de->d_name)) > 4 &&
+		    strcmp(de->d_name + len - 4, ".tmp") == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
 static char said[4][512];
 static int nsaid;
 
@@ -149,6 +199,7 @@ main(void)
 	struct tmq_error e;
 	struct tmq_live_where w;
 	struct tmq_gstate g;
+	struct flock fl;
 	unsigned alive, unknown;
 	int dirfd, fd, fd2, fd3;
 	pid_t pid;
@@ -308,6 +359,46 @@ main(void)
 	w.notice = NULL;
 	w.group = NULL;
 	w.logname = NULL;
+
+	/* The temporary and the name. */
+	is_int(tmq_live_hold(dirfd, 20, 12.5, &fd2, &e), 0, "hold 20");
+	ok(fd2 >= 0 && tmq_live_probe(dirfd, 20) == TMQ_LIVE_YES, "  alive");
+	ok(tmq_live_timeout_of(dirfd, 20) == 12.5, "  its timeout written");
+	is_int(temporaries(dirfd), 0, "  no temporary left beside it");
+	tmq_live_release(dirfd, 20, fd2);
+	plant(dirfd, "live.0000000000000015", 0);
+	is_int(tmq_live_hold(dirfd, 21, 0, &fd2, &e), -1,
+	    "a file under the name: not replaced");
+	is_str(e.msg, ".tmq/live.0000000000000015: exists already",
+	    "... and the hold says so");
+	is_int(temporaries(dirfd), 0, "  and leaves no temporary");
+	is_int(fd2, -1, "  and holds nothing");
+	unlinkat(dirfd, ".tmq/live.0000000000000015", 0);
+
+	/* What killed members left. */
+	plant(dirfd, ".live.0000000000000016.99.00ab.tmp", 1);
+	plant(dirfd, "new.0000000000000017", 1);
+	plant(dirfd, ".live.0000000000000018.98.00ab.tmp", 0);
+	plant(dirfd, ".live.0000000000000019.97.00ab.tmp", 1);
+	plant(dirfd, "new.00000000000001", 1);
+	fd2 = openat(dirfd, ".tmq/.live.0000000000000019.97.00ab.tmp", O_RDWR);
+	memset(&fl, 0, sizeof fl);
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	ok(fd2 >= 0 && fcntl(fd2, F_OFD_SETLK, &fl) == 0, "a temporary locked");
+	sweep(&w, &g);
+	ok(!there(dirfd, ".live.0000000000000016.99.00ab.tmp"),
+	    "the sweep removes an old unlocked temporary");
+	ok(!there(dirfd, "new.0000000000000017"), "  and an older tmq's new.TAG");
+	ok(there(dirfd, ".live.0000000000000018.98.00ab.tmp"),
+	    "  not a young one");
+	ok(there(dirfd, ".live.0000000000000019.97.00ab.tmp"),
+	    "  not a locked one");
+	ok(there(dirfd, "new.00000000000001"), "  not another name");
+	close(fd2);
+	unlinkat(dirfd, ".tmq/.live.0000000000000018.98.00ab.tmp", 0);
+	unlinkat(dirfd, ".tmq/.live.0000000000000019.97.00ab.tmp", 0);
+	unlinkat(dirfd, ".tmq/new.00000000000001", 0);
 
 	tmq_live_release(dirfd, 1, fd);
 	ok(!file_there(dirfd, 1), "release removes the file");

@@ -723,9 +723,25 @@ main(void)
 	unlinkat(dirfd_, "1-20261125_0.tmf", 0);
 	fd = openat(dirfd_, idx1, O_WRONLY | O_CREAT, 0644);
 	close(fd);
-	ok(tmq_pidx_sweep(dirfd_) == 0 && size_of(idx1) < 0 &&
-	    size_of(IDX0) > 0, "a sweep removes the index of a file gone, and "
-	    "only that");
+	{
+		/* Temporaries (replace.h), and an older tmq's without the
+		 * dot: of the file gone, and of the one there. */
+		char t1[96], t1old[96], t0[96];
+
+		snprintf(t1, sizeof t1, ".tmq/.%s.12.00ab.tmp", idx1 + 5);
+		snprintf(t1old, sizeof t1old, ".tmq/%s.12.00ab.tmp", idx1 + 5);
+		snprintf(t0, sizeof t0, ".tmq/.%s.12.00ab.tmp", IDX0 + 5);
+		close(openat(dirfd_, t1, O_WRONLY | O_CREAT, 0644));
+		close(openat(dirfd_, t1old, O_WRONLY | O_CREAT, 0644));
+		close(openat(dirfd_, t0, O_WRONLY | O_CREAT, 0644));
+		ok(tmq_pidx_sweep(dirfd_) == 0 && size_of(idx1) < 0 &&
+		    size_of(IDX0) > 0, "a sweep removes the index of a file "
+		    "gone, and only that");
+		ok(size_of(t1) < 0 && size_of(t1old) < 0,
+		    "  and its temporaries");
+		ok(size_of(t0) == 0, "  not those of a file there");
+		unlinkat(dirfd_, t0, 0);
+	}
 
 	free(good);
 	free(bad);

@@ -2,9 +2,11 @@
  * dot-folder (lib/store/dotdir.h), on a scratch directory: a replacement
  * leaves the new bytes under the name and no temporary beside it; a
  * temporary is a dot name within NAME_MAX for the longest name; a failed
- * rename leaves nothing; the sweep removes only temporaries a minute old
- * that no lock is held on, of the name it is given; .tmq is opened never
- * through a link. */
+ * rename leaves nothing; a temporary of a set mode has it whatever the
+ * umask; a rename without replacing refuses a name that is there, file or
+ * directory, and moves onto nothing; the sweep removes only temporaries a
+ * minute old that no lock is held on, of the name it is given; .tmq is
+ * opened never through a link. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -110,6 +112,58 @@ main(void)
 	ok(tmq_tmp_commit(dfd, tmp, longname, "long", &e) == 0 &&
 	    there(longname), "  renamed into place");
 	unlinkat(dfd, longname, 0);
+
+	/* A temporary of its own mode. */
+	{
+		mode_t old = umask(0);
+		struct stat st;
+
+		fd = tmq_tmp_create_mode(dfd, "m", "m", 0644, tmp, &e);
+		ok(fd >= 0 && fstat(fd, &st) == 0 &&
+		    (st.st_mode & 07777) == 0644, "mode 0644 with umask 0");
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		umask(077);
+		fd = tmq_tmp_create_mode(dfd, "m", "m", 0644, tmp, &e);
+		ok(fd >= 0 && fstat(fd, &st) == 0 &&
+		    (st.st_mode & 07777) == 0644, "  and with umask 077");
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		umask(old);
+	}
+
+	/* Renaming without replacing. */
+	spit("from", 0);
+	spit("to", 0);
+	{
+		int fdt = openat(dfd, "to", O_WRONLY | O_TRUNC);
+
+		if (fdt < 0 || write(fdt, "there", 5) != 5)
+			return 99;
+		close(fdt);
+	}
+	is_int(tmq_rename_noreplace(dfd, "from", dfd, "to", 0), -1,
+	    "rename without replacing: refused onto a file");
+	is_int(errno, EEXIST, "  EEXIST");
+	ok(there("from") && strcmp(slurp("to"), "there") == 0,
+	    "  both as they were");
+	is_int(tmq_rename_noreplace(dfd, "from", dfd, "to", 1), -1,
+	    "  refused with or_replace too (the filesystem can refuse)");
+	is_int(tmq_rename_noreplace(dfd, "from", dfd, "new", 0), 0,
+	    "onto nothing: moved");
+	ok(!there("from") && strcmp(slurp("new"), "x") == 0, "  whole");
+	mkdirat(dfd, "dfrom", 0755);
+	mkdirat(dfd, "dto", 0755);
+	is_int(tmq_rename_noreplace(dfd, "dfrom", dfd, "dto", 1), -1,
+	    "a directory onto an empty one: refused");
+	is_int(errno, EEXIST, "  EEXIST");
+	is_int(tmq_rename_noreplace(dfd, "dfrom", dfd, "dnew", 1), 0,
+	    "a directory onto nothing: moved");
+	ok(!there("dfrom") && there("dnew"), "  there");
+	unlinkat(dfd, "dnew", AT_REMOVEDIR);
+	unlinkat(dfd, "dto", AT_REMOVEDIR);
+	unlinkat(dfd, "to", 0);
+	unlinkat(dfd, "new", 0);
 
 	/* A rename that fails leaves nothing, and says why. */
 	mkdirat(dfd, "d", 0755);
