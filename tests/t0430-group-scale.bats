@@ -11,85 +11,11 @@
 
 load test_helper
 
+# Background members and processes (test_helper: start_bg, start_member,
+# stop_bg) are ended after each test; settled (test_helper) says whether
+# the group is stable with its partitions each owned once.
 teardown() {
-	local f pid i
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		kill -CONT "$pid" 2>/dev/null || true
-		kill -TERM "$pid" 2>/dev/null || true
-	done
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-		rm -f "$f"
-	done
-}
-
-# start_bg NAME COMMAND...: COMMAND in the background, stdout to NAME.out,
-# stderr to NAME.err, its pid in NAME.pid.
-start_bg() {
-	local name=$1
-	shift
-	"$@" >"$BATS_TEST_TMPDIR/$name.out" 2>"$BATS_TEST_TMPDIR/$name.err" 3>&- &
-	echo $! >"$BATS_TEST_TMPDIR/$name.pid"
-}
-
-# stopped_ok NAME: TERM it (again), wait; it exited 0 and said nothing.
-stopped_ok() {
-	local pid rc=0
-	pid=$(cat "$BATS_TEST_TMPDIR/$1.pid")
-	kill -TERM "$pid" 2>/dev/null || :
-	wait "$pid" || rc=$?
-	rm -f "$BATS_TEST_TMPDIR/$1.pid"
-	assert_equal "$(cat "$BATS_TEST_TMPDIR/$1.err")" ""
-	assert_equal "$rc" 0
-}
-
-# owned N NPARTS: the group G is stable with N members owning the NPARTS
-# partitions between them, each exactly once, by describe --json and by
-# each member's REBALCONFIRM after the ENDREBAL that closed the last
-# rebalance.
-owned() {
-	tmq-group describe --json G >"$BATS_TEST_TMPDIR/describe.json" &&
-	    tmq-dump -J -- --group--G >"$BATS_TEST_TMPDIR/log.jsonl" &&
-	    python3 - "$1" "$2" "$BATS_TEST_TMPDIR/describe.json" \
-		"$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF'
-		import json, sys
-		n, nparts = int(sys.argv[1]), int(sys.argv[2])
-		d = json.load(open(sys.argv[3]))
-		log = [json.loads(l) for l in open(sys.argv[4])]
-		def fail(why):
-		    print(why)
-		    sys.exit(1)
-		if d["state"] != "stable":
-		    fail("state %s" % d["state"])
-		members = {int(k): v for k, v in d["members"].items()}
-		if len(members) != n:
-		    fail("%d members, want %d" % (len(members), n))
-		owned = sorted(p for v in members.values() for p in v)
-		if owned != list(range(nparts)):
-		    fail("partitions owned: %r" % owned)
-		begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"],
-		            default=-1)
-		ended = min([m["offset"] for m in log
-		             if m["type"] == "~~TWAIN~~ENDREBAL" and m["offset"] > begun],
-		            default=-1)
-		confirmed = {}
-		for m in log:
-		    if m["type"] == "~~TWAIN~~REBALCONFIRM":
-		        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
-		for k, v in members.items():
-		    off, parts = confirmed.get(k, (-1, None))
-		    if off < ended or parts != sorted(v):
-		        fail("member %d confirmed %r at %d (ENDREBAL at %d), describe: %r"
-		             % (k, parts, off, ended, v))
-		EOF
+	end_bg
 }
 
 # read_all EXPECTED OUTPUT...: every line of EXPECTED is in the OUTPUT
@@ -112,12 +38,10 @@ read_all() {
 	seq 1 6400 | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
 	seq 1 6400 | sed 's/^/msg-/' >"$BATS_TEST_TMPDIR/want"
 	for i in $(seq 64); do
-		tmq-get -g G --window 1 -f ev >"$BATS_TEST_TMPDIR/m$i.out" \
-		    2>"$BATS_TEST_TMPDIR/m$i.err" 3>&- &
-		echo $! >"$BATS_TEST_TMPDIR/m$i.pid"
+		start_member "m$i"
 		pids+=($!)
 	done
-	wait_for owned 64 64
+	wait_for settled 64 64
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR"/m*.out
 	# Nobody gave up (before, all but four exited 1 with "could not claim
 	# a member id"), and no id was given twice: one JOINED counts per id,
@@ -141,7 +65,7 @@ print(len(first))' "$BATS_TEST_TMPDIR/log.jsonl"
 		kill -TERM "$i"
 	done
 	for i in $(seq 64); do
-		stopped_ok "m$i"
+		stop_bg "m$i"
 	done
 }
 
@@ -149,7 +73,7 @@ print(len(first))' "$BATS_TEST_TMPDIR/log.jsonl"
 # ENDREBAL, holds every partition, and describe says so; prints the
 # confirm's timestamp.
 holds_all() {
-	owned 1 "$2" && python3 - "$1" "$2" "$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF2'
+	settled 1 "$2" >/dev/null && python3 - "$1" "$2" "$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF2'
 	import json, sys
 	key, n = int(sys.argv[1]), int(sys.argv[2])
 	last = None
@@ -190,7 +114,7 @@ sys.exit(1 if bad else 0)'
 	seq 1 200 | sed 's/^/msg-/' >"$BATS_TEST_TMPDIR/want"
 	start_bg a tmq-get -g G --window 1 --session-timeout 2 --commit -f ev
 	a=$(cat "$BATS_TEST_TMPDIR/a.pid")
-	wait_for owned 1 4
+	wait_for settled 1 4
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
 	t0=$(date +%s.%N)
 	kill -STOP "$a"
@@ -215,11 +139,11 @@ sys.exit(1 if bad else 0)'
 	seq 401 600 | awk '{ print $1 " msg-" $1 }' | tmq-put -K ' ' ev
 	seq 401 600 | sed 's/^/msg-/' >>"$BATS_TEST_TMPDIR/want"
 	# a finds out, asks again, and the two share.
-	wait_for owned 2 4
+	wait_for settled 2 4
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out" \
 	    "$BATS_TEST_TMPDIR/b.out"
-	stopped_ok a
-	stopped_ok b
+	stop_bg a
+	stop_bg b
 	run commits_forward
 	assert_success
 }
@@ -256,13 +180,13 @@ describe_state() {
 	echo $! >"$BATS_TEST_TMPDIR/drain.pid"
 	wait_for reads_from "$!" "$BATS_TEST_TMPDIR/fifo"
 	exec 4>&-
-	wait_for owned 2 4
+	wait_for settled 2 4
 	seq 30001 30400 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
 	seq 30001 30400 | sed 's/^/message-number-/' >>"$BATS_TEST_TMPDIR/want"
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/drain.out" \
 	    "$BATS_TEST_TMPDIR/b.out"
-	stopped_ok a
-	stopped_ok b
+	stop_bg a
+	stop_bg b
 	run commits_forward
 	assert_success
 }

@@ -16,16 +16,14 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.mounts"
 	: >"$BATS_TEST_TMPDIR/.dirs"
 }
 
+# (test_helper: track, mount_tmpfs)
 teardown() {
-	local m d
+	local d
 	end_bg KILL
-	while read -r m; do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.mounts"
+	end_mounts
 	while read -r d; do
 		rm -rf "$d"
 	done <"$BATS_TEST_TMPDIR/.dirs"
@@ -41,15 +39,6 @@ lines_in() {
 # cpu_ticks PID: user + system CPU time of PID, in clock ticks.
 cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
-}
-
-# mount_tmpfs DIR SIZE: a tmpfs of SIZE on DIR, unmounted in teardown.
-# Fails (without a word) when we cannot mount.
-mount_tmpfs() {
-	mkdir -p "$1"
-	[ "$(id -u)" = 0 ] || return 1
-	mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
-	echo "$1" >>"$BATS_TEST_TMPDIR/.mounts"
 }
 
 # The name of today's file for partition 0, as tmq-put names it now.

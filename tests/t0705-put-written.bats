@@ -14,30 +14,12 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.pids"
-	: >"$BATS_TEST_TMPDIR/.mounts"
 }
 
+# (test_helper: track, mount_tmpfs, other_fs)
 teardown() {
-	local pid m
-	while read -r pid; do
-		kill -9 "$pid" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.pids"
-	while read -r m; do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.mounts"
-}
-
-track() {
-	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
-}
-
-# mount_tmpfs DIR SIZE: a tmpfs of SIZE on DIR, unmounted in teardown.
-mount_tmpfs() {
-	mkdir -p "$1"
-	[ "$(id -u)" = 0 ] || return 1
-	mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
-	echo "$1" >>"$BATS_TEST_TMPDIR/.mounts"
+	end_bg KILL
+	end_mounts
 }
 
 # put_input N: N records KEY:rec-I-HEX, I from 1, keys spread over the

@@ -15,37 +15,12 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.pids"
-	: >"$BATS_TEST_TMPDIR/.mounts"
 }
 
+# (test_helper: track, mount_tmpfs, other_fs)
 teardown() {
-	local pid m
-	while read -r pid; do
-		kill -9 "$pid" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.pids"
-	while read -r m; do
-		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || :
-	done <"$BATS_TEST_TMPDIR/.mounts"
-}
-
-track() {
-	echo "$1" >>"$BATS_TEST_TMPDIR/.pids"
-}
-
-# mount_tmpfs DIR SIZE: a tmpfs of SIZE on DIR, unmounted in teardown.
-mount_tmpfs() {
-	mkdir -p "$1"
-	[ "$(id -u)" = 0 ] || return 1
-	mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
-	echo "$1" >>"$BATS_TEST_TMPDIR/.mounts"
-}
-
-# other_fs DIR: DIR is a new tmpfs (another file system than the root's),
-# or the test is skipped.
-other_fs() {
-	[ "$(id -u)" = 0 ] || skip "needs root (to mount a tmpfs for the archive)"
-	mount_tmpfs "$1" "${2:-64m}" || skip "cannot mount a tmpfs here"
+	end_bg KILL
+	end_mounts
 }
 
 # lay_out TOPIC PARTS LINES: topic TOPIC (u16) of PARTS partitions, each

@@ -15,7 +15,13 @@
 #   exactly as tmq-format(5) describes, independently of the tools;
 # - assert_stderr and assert_usage_error for the tools' messages;
 # - wait_for and gone: waiting for a condition, never for a time;
-# - read_past and read_at_most: bounding what a command reads.
+# - start_bg, track, stop_bg and end_bg: background processes, ended
+#   after each test;
+# - mount_tmpfs, other_fs and end_mounts: small file systems (as root),
+#   unmounted after each test;
+# - read_past and read_at_most: bounding what a command reads;
+# - committed, log_length and settled: a consumer group's commits, log and
+#   members.
 
 bats_require_minimum_version 1.5.0
 
@@ -207,12 +213,13 @@ track() {
 	echo "$1" >"$BATS_TEST_TMPDIR/track-$1.pid"
 }
 
-# stop_bg NAME [SIGNAL]: signal NAME (TERM by default), wait for it, and
-# for TERM check that it exited 0 with nothing on stderr.
+# stop_bg NAME [SIGNAL]: signal NAME (TERM by default; one that has
+# exited already, told so before, is no error), wait for it, and for TERM
+# check that it exited 0 with nothing on stderr.
 stop_bg() {
 	local name=$1 sig=${2:-TERM} pid rc=0
 	pid=$(cat "$BATS_TEST_TMPDIR/$name.pid")
-	kill "-$sig" "$pid"
+	kill "-$sig" "$pid" 2>/dev/null || :
 	wait "$pid" || rc=$?
 	rm -f "$BATS_TEST_TMPDIR/$name.pid"
 	if [ "$sig" = TERM ]; then
@@ -242,6 +249,37 @@ end_bg() {
 		kill -KILL "$pid" 2>/dev/null || :
 		rm -f "$f"
 	done
+}
+
+# --- mounts (as root only) --------------------------------------------
+# A test's mounts are undone after it, whatever happened: the teardown of
+# each file that mounts calls end_mounts (after end_bg: nothing may still
+# hold them).
+
+# mount_tmpfs DIR SIZE: a tmpfs of SIZE on DIR, unmounted by end_mounts.
+# Fails (without a word) when we cannot mount.
+mount_tmpfs() {
+	mkdir -p "$1"
+	[ "$(id -u)" = 0 ] || return 1
+	mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
+	echo "$1" >>"$BATS_TEST_TMPDIR/.mounts"
+}
+
+# other_fs DIR [SIZE]: DIR is a new tmpfs (another file system than the
+# root's) of SIZE (64m by default), or the test is skipped.
+other_fs() {
+	[ "$(id -u)" = 0 ] || skip "needs root (to mount a tmpfs for the archive)"
+	mount_tmpfs "$1" "${2:-64m}" || skip "cannot mount a tmpfs here"
+}
+
+# end_mounts: in teardown, unmount what mount_tmpfs mounted (lazily when
+# it is still busy).
+end_mounts() {
+	local m
+	[ -e "$BATS_TEST_TMPDIR/.mounts" ] || return 0
+	while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || :
+	done <"$BATS_TEST_TMPDIR/.mounts"
 }
 
 # --- what a command reads ---------------------------------------------
@@ -386,7 +424,7 @@ check_option_table() {
 	assert_equal "$bad" ""
 }
 
-# --- consumer groups (t0400, t0500) ------------------------------------
+# --- consumer groups (t0400, t0430, t0500) ----------------------------
 
 # committed [GROUP [ARGS...]]: "P=OFFSET" per committed partition, in order.
 committed() {
@@ -400,6 +438,57 @@ print(" ".join("%s=%s" % (p, o) for p, o in
 # log_length [GROUP]: lines in the group's log.
 log_length() {
 	tmq-dump -J -- "--group--${1:-G}" | wc -l
+}
+
+# settled N NPARTS [GROUP [DESCRIBE-OPTIONS...]]: the group is stable with
+# N members owning NPARTS partitions between them, each exactly once (by
+# describe --json), and each member's last REBALCONFIRM, written after the
+# ENDREBAL that closed the last rebalance, holds what describe says.
+# Prints "ID:P,P ID:P,P".
+settled() {
+	local n=$1 nparts=$2 group=${3:-G}
+	shift 3 2>/dev/null || shift $#
+	tmq-group describe --json "$group" "$@" >"$BATS_TEST_TMPDIR/describe.json" &&
+	    tmq-dump -J -- "--group--$group" >"$BATS_TEST_TMPDIR/log.jsonl" &&
+	    python3 - "$n" "$nparts" "$BATS_TEST_TMPDIR/describe.json" \
+		"$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF'
+		import json, sys
+		n, nparts = int(sys.argv[1]), int(sys.argv[2])
+		d = json.load(open(sys.argv[3]))
+		log = [json.loads(l) for l in open(sys.argv[4])]
+		def fail(why):
+		    print(why)
+		    sys.exit(1)
+		if d["state"] != "stable":
+		    fail("state %s" % d["state"])
+		members = {int(k): v for k, v in d["members"].items()}
+		if len(members) != n:
+		    fail("members %r, want %d" % (members, n))
+		owned = sorted(p for v in members.values() for p in v)
+		if owned != list(range(nparts)):
+		    fail("partitions owned: %r" % owned)
+		for p in d["partitions"]:
+		    if p["owner"] is None or p["partition"] not in members[p["owner"]]:
+		        fail("partition %r" % p)
+		# The rebalance in force ends at the first ENDREBAL after the last
+		# BEGINREBAL (each member past the end may write one).
+		begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"],
+		            default=-1)
+		ended = min([m["offset"] for m in log
+		             if m["type"] == "~~TWAIN~~ENDREBAL" and m["offset"] > begun],
+		            default=-1)
+		confirmed = {}
+		for m in log:
+		    if m["type"] == "~~TWAIN~~REBALCONFIRM":
+		        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
+		for k, v in members.items():
+		    off, parts = confirmed.get(k, (-1, None))
+		    if off < ended or parts != sorted(v):
+		        fail("member %d confirmed %r at %d (ENDREBAL at %d), describe: %r"
+		             % (k, parts, off, ended, v))
+		print(" ".join("%d:%s" % (k, ",".join(map(str, v)))
+		               for k, v in sorted(members.items())))
+		EOF
 }
 
 # require_ref: make the TwainMQ Python library (0.1.9) importable for the

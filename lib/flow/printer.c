@@ -26,17 +26,46 @@ tmq_type_name(const struct tmq_topic *t, const struct tmq_msg *m)
 	}
 }
 
-static void
-put_u64(FILE *f, unsigned long long v)
+/* v in decimal at o (20 bytes at most), two digits a step; returns the
+ * end.  Every number tmq-get prints goes through here. */
+static char *
+dec(char *o, uint64_t v)
 {
-	char buf[24];
-	int i = 24;
+	static const char two[] =
+	    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	    "8081828384858687888990919293949596979899";
+	uint64_t p = 10;
+	char *end, *e;
+	int n = 1;
 
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite_unlocked(buf + i, 1, (size_t)(24 - i), f);
+	/* Its digits counted first, then written from the last, in place. */
+	while (n < 20 && v >= p) {
+		n++;
+		p *= 10;
+	}
+	end = e = o + n;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		e -= 2;
+		memcpy(e, two + 2 * r, 2);
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, two + 2 * v, 2);
+	} else
+		*--e = (char)('0' + v);
+	return end;
+}
+
+static void
+put_u64(FILE *f, uint64_t v)
+{
+	char buf[20];
+
+	fwrite_unlocked(buf, 1, (size_t)(dec(buf, v) - buf), f);
 }
 
 static void
@@ -90,16 +119,11 @@ jb_lit(struct jbuf *j, const char *s)
 }
 
 static void
-jb_u64(struct jbuf *j, unsigned long long v)
+jb_u64(struct jbuf *j, uint64_t v)
 {
-	char buf[24];
-	int i = 24;
+	char buf[20];
 
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jb_put(j, buf + i, (size_t)(24 - i));
+	jb_put(j, buf, (size_t)(dec(buf, v) - buf));
 }
 
 /* A JSON string, quotes included. */
@@ -155,33 +179,6 @@ jb_typed(struct jbuf *j, const unsigned char *s, size_t n)
 		jb_string(j, s, n);
 	else
 		jb_put(j, s, n);
-}
-
-/* v in decimal at o, two digits a step; returns the end. */
-static char *
-dec(char *o, uint64_t v)
-{
-	static const char two[] =
-	    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	    "8081828384858687888990919293949596979899";
-	char tmp[20];
-	int i = 20;
-
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		i -= 2;
-		memcpy(tmp + i, two + 2 * r, 2);
-	}
-	if (v >= 10) {
-		i -= 2;
-		memcpy(tmp + i, two + 2 * v, 2);
-	} else
-		tmp[--i] = (char)('0' + v);
-	memcpy(o, tmp + i, (size_t)(20 - i));
-	return o + (20 - i);
 }
 
 #define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
