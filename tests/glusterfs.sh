@@ -5,6 +5,8 @@
 #   glusterfs.sh up DIR     start it: DIR/a and DIR/b are the two mounts,
 #                           DIR/brick/v the brick (the truth the server holds)
 #   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
+#   glusterfs.sh brick-kill DIR   kill the brick (the server goes away)
+#   glusterfs.sh brick-start DIR  start it again, and wait until it serves
 #   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
 #
 # glusterd runs with a volfile and working directory of its own under DIR
@@ -77,9 +79,30 @@ down() {
 	rm -rf "$d"
 }
 
+# The brick's process (glusterfsd serving DIR's brick), or nothing.
+brick_pid() {
+	pgrep -f "glusterfsd.*$1/brick/v" | head -1
+}
+
+brick_kill() {
+	pid=$(brick_pid "$1")
+	[ -n "$pid" ] || { echo "no brick process for $1" >&2; return 1; }
+	kill -KILL "$pid"
+	wait_for 30 sh -c "! kill -0 $pid 2>/dev/null"
+}
+
+brick_start() {
+	PATH=/usr/sbin:/sbin:$PATH
+	$G volume start $VOL force >/dev/null || return 1
+	wait_for 60 sh -c "$G volume status $VOL 2>/dev/null | grep -q '^Brick.*  *Y  *[0-9]'" ||
+	    { echo "the brick does not come back" >&2; return 1; }
+}
+
 case ${1-} in
 why) why ;;
 up) why >&2 && up "$2" ;;
 down) down "$2" ;;
-*) echo "usage: glusterfs.sh up DIR | down DIR | why" >&2; exit 2 ;;
+brick-kill) brick_kill "$2" ;;
+brick-start) brick_start "$2" ;;
+*) echo "usage: glusterfs.sh up DIR | down DIR | brick-kill DIR | brick-start DIR | why" >&2; exit 2 ;;
 esac

@@ -195,6 +195,49 @@ truth() {
 	echo "# $RUNS runs: every record delivered at least once; $dups duplicates in all" >&3
 }
 
+@test "a reader frozen on one mount, inside a read or stopped, producers on both: none waits ($RUNS runs)" {
+	command -v strace >/dev/null || skip "no strace (Debian's strace)"
+	local run file spid tracee f
+	for run in $(seq "$RUNS"); do
+		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
+		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		tmq-topic -d "$A" create t -k u32 -p 1
+		records 0 2000 fast | tmq-put -d "$A" -K: t
+		file=$(echo "$A"/t/0-*.tmf)
+		# One reader on each mount held inside a read of the file (a
+		# pread delayed ten minutes), one stopped while it catches up.
+		for m in A B; do
+			eval "f=\$$m/t/${file##*/}"
+			# (in a subshell: not a job of ours, whose kill bash
+			# would report)
+			(strace -qq -o "$W/trace$m" -P "$f" -e trace=pread64 \
+			    -e inject=pread64:delay_enter=600s \
+			    tmq-get -d "${f%/t/*}" -f t >/dev/null 2>&1 &
+			echo $! >"$W/spid")
+			spid=$(cat "$W/spid")
+			PIDS="$PIDS $spid"
+			wait_for grep -q '^pread64(' "$W/trace$m"
+			tracee=$(pgrep -P "$spid")
+			PIDS="$PIDS $tracee"
+		done
+		tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null &
+		local stopped=$!
+		PIDS="$PIDS $stopped"
+		wait_for test -s "$W/stopped"
+		kill -STOP "$stopped"
+		produce "$A" 1 200 slow
+		produce "$B" 2 200 slow
+		wait_pids 120 $PUTS || fail "run $run: a producer waited on a frozen reader"
+		[ ! -s "$W/put.err" ] || fail "run $run: $(cat "$W/put.err")"
+		truth >"$W/truth"
+		run -0 grep -c ' w[12]-' "$W/truth"
+		assert_output 400
+		kill -9 $PIDS 2>/dev/null || :
+		PIDS=
+	done
+	echo "# $RUNS runs: producers on both mounts never waited on a reader held inside a read or stopped" >&3
+}
+
 @test "a producer killed with SIGKILL mid-run: no merged line, the others' records all there" {
 	local n=2000 killed lines
 	tmq-topic -d "$A" create t -k u32 -p 1

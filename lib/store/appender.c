@@ -6,10 +6,14 @@
  * and writes under the inode lock, so another producer's lines land before
  * or after ours, never inside them.  Network and FUSE filesystems give no
  * such promise (NFS computes the end on the client), so there we take an
- * exclusive lock on the file around the write, and flush the write to the
- * server (fdatasync) before we let go: GlusterFS's write-behind otherwise
- * acknowledges a write the server has not got, another client's line
- * overtakes it, and ours lands cut in two around it.  The locks are open
+ * exclusive lock on the file around the write, and write through a
+ * descriptor opened O_DSYNC, so that the write returns only once the
+ * server has it: GlusterFS's write-behind, which otherwise acknowledges a
+ * write the server has not got (so that another client's line overtakes
+ * it and ours lands cut in two around it), passes such writes straight
+ * to the server.  No client then holds lines the server has not got,
+ * which is why readers there need no lock (directread.h), and a reader,
+ * stopped or hung, can never hold up a producer.  The locks are open
  * file description locks (F_OFD_SETLKW): they pass between machines like
  * POSIX fcntl locks (NFS, GlusterFS), and unlike those they are not lost
  * when we close another descriptor of the same file.  TMQ_APPEND=lock or
@@ -240,7 +244,6 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	fd = tmq_dr_openat(t->dirfd, files[n - 1].name, &how, e);
 	if (fd < 0)
 		goto out;
-	how &= ~TMQ_DR_LOCK;	/* ours is the exclusive lock */
 	/* Counted from the file's index (partscan.h): a day's file of
 	 * gigabytes is not read whole while every producer waits. */
 	tmq_pidx_init(&ix, t->dirfd, &files[n - 1], t->key_width);
@@ -283,7 +286,7 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	const struct tmq_topic *t = a->topic;
 	struct tmq_app_part *ap = &a->parts[p];
 	struct tmq_pfile pf;
-	int fd, found = 0, lfd = -1;
+	int fd, sync, found = 0, lfd = -1;
 
 	close_part(ap);
 	/* Lines go to the partition's last file, never to an older one: its
@@ -309,10 +312,15 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	 * the topic locked, a device would swallow the messages. */
 	ap->opening = 1;
 	ap->wronly = 0;
-	fd = open_retry(a, pf.name, O_RDWR | O_APPEND | O_CREAT, 0666, e);
+	/* Where appends are locked, each write reaches the server before
+	 * it returns (see the top of this file). */
+	ap->locked = needs_lock(a->lockmode, t->dirfd);
+	sync = ap->locked ? O_DSYNC : 0;
+	fd = open_retry(a, pf.name, O_RDWR | O_APPEND | O_CREAT | sync, 0666,
+	    e);
 	if (fd < 0 && errno == EACCES) {
-		fd = open_retry(a, pf.name, O_WRONLY | O_APPEND | O_CREAT, 0666,
-		    e);
+		fd = open_retry(a, pf.name, O_WRONLY | O_APPEND | O_CREAT | sync,
+		    0666, e);
 		ap->wronly = 1;
 	}
 	ap->opening = 0;
@@ -324,12 +332,9 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	ap->fd = fd;
 	ap->day = day;
 	memcpy(ap->name, pf.name, sizeof ap->name);
-	ap->locked = needs_lock(a->lockmode, fd);
-	if (ap->locked) {
+	if (ap->locked)
 		ap->tailfd = tmq_dr_openat(t->dirfd, pf.name, &ap->tailhow,
 		    NULL);
-		ap->tailhow &= ~TMQ_DR_LOCK;	/* read under our own lock */
-	}
 	return 0;
 }
 
@@ -555,13 +560,9 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 			;
 		*partial_out = w == 1;	/* else the next writer ends it */
 	}
+	/* Where locked, the descriptor is O_DSYNC: the server has every
+	 * byte written before the next writer may append. */
 	ap->done = done;
-	/* The server must have our lines before the next writer may append
-	 * (see the top of this file). */
-	if (ap->locked && fdatasync(ap->fd) < 0 && rc == 0) {
-		rc = -1;
-		saved = errno;
-	}
 	if (held)
 		tmq_file_lock(ap->fd, F_UNLCK);
 	errno = saved;

@@ -14,7 +14,6 @@
 
 #include "directread.h"
 #include "escape.h"
-#include "filelock.h"
 #include "fstype.h"
 #include "regfile.h"
 #include "stop.h"
@@ -92,7 +91,7 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 		lseek(dfd, pos, SEEK_SET);
 	close(*fd);
 	*fd = dfd;
-	*how = TMQ_DR_DIRECT | TMQ_DR_LOCK;
+	*how = TMQ_DR_DIRECT;
 	return 0;
 }
 
@@ -107,27 +106,14 @@ tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e)
 	return fd;
 }
 
-/* Take (F_RDLCK) or drop (F_UNLCK) the shared lock on the whole file. */
-static int
-share(int fd, int how, short type)
-{
-	return how & TMQ_DR_LOCK ? tmq_file_lock(fd, type) : 0;
-}
-
 /* One direct pread of whole blocks into the bounce buffer. */
 static ssize_t
-bounce_read(int fd, int how, size_t want, off_t base)
+bounce_read(int fd, size_t want, off_t base)
 {
 	ssize_t got;
-	int saved;
 
-	if (share(fd, how, F_RDLCK) < 0)
-		return -1;
 	while ((got = pread(fd, bounce, want, base)) < 0 && errno == EINTR)
 		;
-	saved = errno;
-	share(fd, how, F_UNLCK);
-	errno = saved;
 	return got;
 }
 
@@ -148,7 +134,7 @@ tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos)
 	if (n > DR_BOUNCE - skip)
 		n = DR_BOUNCE - skip;
 	want = (skip + n + DR_ALIGN - 1) & ~(size_t)(DR_ALIGN - 1);
-	if ((got = bounce_read(fd, how, want, base)) < 0)
+	if ((got = bounce_read(fd, want, base)) < 0)
 		return -1;
 	if ((size_t)got <= skip)
 		return 0;

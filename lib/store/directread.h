@@ -7,11 +7,14 @@
  * (see tmq(7), Shared file systems).  Where the file lives on a network or
  * FUSE filesystem we therefore open it O_DIRECT and read aligned blocks
  * with pread(), keeping the position in the descriptor's file offset as a
- * plain read() would.  Each such read holds a shared lock on the whole
- * file, which writers there hold exclusively from their write until the
- * server has it (appender.c): a read never meets a write in flight, which
- * GlusterFS's write-behind would serve from the writing client at that
- * client's stale end of file.  Elsewhere all this is a plain read().
+ * plain read() would.  Such a read takes no lock: a reader stopped (or
+ * hung, or on a frozen machine) must never hold up a producer.  It needs
+ * none, because a producer there writes through a descriptor opened
+ * O_DSYNC (appender.c), which GlusterFS's write-behind passes straight to
+ * the server: no client holds a write the server has not got, so a
+ * direct read returns what the server holds, and a line being appended
+ * shows as a short last line, as on a local disk.  Elsewhere all this is
+ * a plain read().
  * TMQ_READ=direct or =cached forces one way. */
 #ifndef TMQ_DIRECTREAD_H
 #define TMQ_DIRECTREAD_H
@@ -24,8 +27,6 @@
 
 /* How a descriptor is read: bits of */
 #define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */
-#define TMQ_DR_LOCK 2	/* a shared lock around each read (a writer that
-			 * holds the exclusive lock leaves this out) */
 
 /* Check TMQ_READ; the other calls treat a bad value as auto. */
 int tmq_read_mode_check(struct tmq_error *e);

@@ -491,13 +491,12 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		return -1;
 	}
 	close(dfd);
-	if (o->how & TMQ_DR_LOCK) {
+	if (o->how & TMQ_DR_DIRECT) {
 		if (try_lock(o->fd, F_RDLCK, READ_LOCK_MS) < 0) {
 			close_ix(o);
 			return -1;
 		}
 		o->locked = 1;
-		o->how &= ~TMQ_DR_LOCK;
 	}
 	if (fstat(o->fd, &st) < 0) {
 		close_ix(o);
@@ -949,10 +948,8 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	o.fd = wfd;
 	o.how = 0;
 	o.locked = 0;
-	if (remote) {
+	if (remote)
 		o.fd = tmq_dr_openat(dfd, name, &o.how, &e);
-		o.how &= ~TMQ_DR_LOCK;
-	}
 	if (o.fd < 0 || fstat(o.fd, &st) < 0)
 		goto out;
 	size = (uint64_t)st.st_size;

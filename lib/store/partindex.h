@@ -62,8 +62,9 @@
  * that a lock held by anyone delays no reader), after reading the last
  * record again, so that records stay in order; on a network or FUSE
  * filesystem, with fdatasync(2) before the lock is let go, and read there
- * with O_DIRECT under a shared lock, as partition files are (tmq(7),
- * Shared file systems).  An index is made only for a file of at least one
+ * with O_DIRECT (as partition files are: tmq(7), Shared file systems)
+ * under a shared lock, tried for 200 ms at most: a writer tries for its
+ * own for 20 ms, and a lock held longer only costs the index's records.  An index is made only for a file of at least one
  * step, the first time a reader passes its first entry.
  *
  * Never trusted blindly.  Files are only appended to, so a record once
