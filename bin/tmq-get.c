@@ -1,4 +1,5 @@
 /* tmq-get: read messages from topics, once or following. */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "autocommit.h"
 #include "cli.h"
 #include "consumer.h"
+#include "fstype.h"
 #include "groupconsumer.h"
 #include "keys.h"
 #include "output.h"
@@ -270,17 +272,31 @@ check_partitions(const struct opts *o, struct tmq_consumer *c, int rootfd,
 	return 0;
 }
 
+/* Is e a network filesystem's server gone away, for a reader that runs
+ * on (fstype.h)?  fd: a descriptor on that filesystem. */
+static int
+outage(int fd, const struct tmq_error *e)
+{
+	return opt.follow && !stop && e->code == TMQ_ERR_SYS &&
+	    tmq_fs_outage(fd, e->sys);
+}
+
 /* Open the root and set the sources up: the topics' partitions, or the
- * group's share or fixed partitions. */
+ * group's share or fixed partitions.  When away is not NULL, a failure
+ * because the root's server is away is not said, only set there. */
 static int
 setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
-    int argc, char **argv)
+    int argc, char **argv, int *away)
 {
 	struct tmq_error e;
 	int fd, i, rc = 0;
 
-	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0)
+	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0) {
+		if (away != NULL && e.code == TMQ_ERR_SYS &&
+		    tmq_outage_errno(e.sys) && opt.follow && !stop)
+			return *away = 1, -1;
 		return tmq_report(&cmd, &e), -1;
+	}
 	for (i = optind; i < argc && rc == 0; i++) {
 		if (check_partitions(o, c, fd, argv[i]) < 0) {
 			rc = -1;
@@ -298,13 +314,99 @@ setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
 			    o->pos.kind == TMQ_POS_NOW, (double)o->window, &e);
 		/* Told to stop meanwhile: whatever gave up (joining, a long
 		 * replay) did so on purpose. */
-		if (rc < 0 && !stop)
+		if (rc < 0 && away != NULL && outage(fd, &e))
+			*away = 1;
+		else if (rc < 0 && !stop)
 			tmq_report(&cmd, &e);
 	}
 	close(fd);
 	if (rc == 0 && o->group == NULL && tmq_consumer_seek(c, &o->pos, &e) < 0)
 		rc = stop ? -1 : (tmq_report(&cmd, &e), -1);
 	return rc;
+}
+
+/* What the consumer and the group's consumer are told before setup. */
+static void
+prepare(struct tmq_consumer *c, struct tmq_gconsumer *gc)
+{
+	c->have_until = opt.have_until;
+	c->until = opt.until;
+	c->notice = print_notice;
+	/* A follower (a member too) runs on: its server may go away and come
+	 * back (tmq(7), Shared file systems). */
+	c->retry_outages = opt.follow;
+	memset(gc, 0, sizeof *gc);
+	gc->lockfd = -1;
+	gc->reset = opt.reset;
+	gc->session = (double)opt.session;
+}
+
+/* What the group's consumer is told once it has joined: commits are for
+ * what is read from then on. */
+static void
+prepare_commits(struct tmq_gconsumer *gc, struct tmq_output *out)
+{
+	gc->autocommit = opt.commit;
+	gc->flush = flush_output;
+	gc->flush_arg = out;
+	/* Commit only what the reader took, not what sits in a pipe. */
+	gc->taken = output_taken;
+	gc->taken_arg = out;
+}
+
+/* A member's group log failed with e.  When its server is away (outage),
+ * say so once, and join the group again, as a new member, once the server
+ * is back: the old membership's lock went with the connection, so its
+ * partitions are the group's to give again, and what it printed without
+ * committing is delivered again (at least once, as after a restart).
+ * 1 when joined again; 0 when not (e said, or told to stop). */
+static int
+rejoined(struct tmq_consumer *c, struct tmq_gconsumer *gc,
+    struct tmq_autocommit *ac, struct tmq_output *out, int argc, char **argv,
+    struct tmq_error *e)
+{
+	int backoff = TMQ_OUTAGE_FIRST_MS, away;
+
+	if (c->ntopics == 0 || !outage(c->topics[0].dirfd, e)) {
+		if (!stop)
+			tmq_report(&cmd, e);
+		return 0;
+	}
+	/* Said once: the consumer may have said it for a partition. */
+	if (c->away > 0)
+		tmq_warn(&cmd, "group %s: joining again once the server is "
+		    "back (what was not committed is read again)", opt.group);
+	else
+		tmq_warn(&cmd, "group %s: %s: its server is away: joining "
+		    "again once it is back (what was not committed is read "
+		    "again)", opt.group, e->msg);
+	fflush(out->f);
+	for (;;) {
+		/* (c and gc stay whole whenever we return: main ends them) */
+		poll(NULL, 0, backoff);
+		if (stop)
+			return 0;
+		tmq_gc_close(gc);
+		tmq_consumer_free(c);
+		if (tmq_consumer_init(c, e) < 0) {
+			tmq_report(&cmd, e);
+			return 0;
+		}
+		prepare(c, gc);
+		away = 0;
+		if (setup(&opt, c, gc, argc, argv, &away) == 0)
+			break;
+		if (!away)
+			return 0;	/* (said) */
+		if (backoff < TMQ_OUTAGE_MAX_MS)
+			backoff = backoff * 2 > TMQ_OUTAGE_MAX_MS ?
+			    TMQ_OUTAGE_MAX_MS : backoff * 2;
+	}
+	prepare_commits(gc, out);
+	tmq_ac_init(ac, opt.commit, tmq_now());
+	tmq_warn(&cmd, "group %s: the server is back: joined again",
+	    opt.group);
+	return 1;
 }
 
 int
@@ -357,9 +459,6 @@ main(int argc, char **argv)
 	tmq_position_free(&opt.pos);
 		return tmq_report(&cmd, &e);
 	}
-	c.have_until = opt.have_until;
-	c.until = opt.until;
-	c.notice = print_notice;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -372,9 +471,8 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	gc.reset = opt.reset;
-	gc.session = (double)opt.session;
-	if (setup(&opt, &c, &gc, argc, argv) < 0) {
+	prepare(&c, &gc);
+	if (setup(&opt, &c, &gc, argc, argv, NULL) < 0) {
 		if (stop)
 			fatal = 0;	/* a signal while setting up: exit 0 */
 		goto out;
@@ -386,12 +484,7 @@ main(int argc, char **argv)
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	gc.autocommit = opt.commit;
-	gc.flush = flush_output;
-	gc.flush_arg = &out;
-	/* Commit only what the reader took, not what sits in a pipe. */
-	gc.taken = output_taken;
-	gc.taken_arg = &out;
+	prepare_commits(&gc, &out);
 	fatal = 0;
 
 	m = malloc(sizeof *m);
@@ -403,7 +496,8 @@ main(int argc, char **argv)
 	tmq_ac_init(&ac, grouped && opt.commit, tmq_now());
 	while (!stop && (opt.count == 0 || seen < opt.count)) {
 		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
-			tmq_report(&cmd, &e);
+			if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+				continue;
 			fatal = 1;
 			break;
 		}
@@ -416,7 +510,8 @@ main(int argc, char **argv)
 			/* We may have been stopped long enough to lose this
 			 * partition: find out before printing more of it. */
 			if (tmq_gc_poll(&gc, &e) < 0) {
-				tmq_report(&cmd, &e);
+				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+					continue;
 				fatal = 1;
 				break;
 			}
@@ -431,13 +526,15 @@ main(int argc, char **argv)
 					break;	/* not delivered: not ours to commit */
 				if (tmq_gc_delivered(&gc, m->partition, m->offset,
 				    tmq_output_pos(&out), &e) < 0) {
-					tmq_report(&cmd, &e);
+					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+						continue;
 					fatal = 1;
 					break;
 				}
 				if (tmq_ac_count(&ac) &&
 				    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
-					tmq_report(&cmd, &e);
+					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+						continue;
 					fatal = 1;
 					break;
 				}
@@ -460,13 +557,15 @@ main(int argc, char **argv)
 			unsigned gen = gc.generation;
 
 			if (tmq_gc_poll(&gc, &e) < 0) {
-				tmq_report(&cmd, &e);
+				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+					continue;
 				fatal = 1;
 				break;
 			}
 			if (tmq_ac_due(&ac, tmq_now()) &&
 			    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
-				tmq_report(&cmd, &e);
+				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
+					continue;
 				fatal = 1;
 				break;
 			}

@@ -38,8 +38,9 @@ setup() {
 }
 
 teardown() {
-	# Nothing of ours may outlive a test.
+	# Nothing of ours may outlive a test, nor a brick it killed.
 	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
+	[ -z "${BRICK_KILLED-}" ] || "$GLUSTER" brick-start "$TMQ_GL"
 }
 
 # records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
@@ -236,6 +237,48 @@ truth() {
 		PIDS=
 	done
 	echo "# $RUNS runs: producers on both mounts never waited on a reader held inside a read or stopped" >&3
+}
+
+@test "the server away for a while: a follower and a member say so once, wait, and go on where they were" {
+	tmq-topic -d "$A" create t -k u32 -p 2
+	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
+	local fol=$! mem
+	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
+	mem=$!
+	PIDS="$fol $mem"
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
+	BRICK_KILLED=1
+	"$GLUSTER" brick-kill "$TMQ_GL"
+	# Both find out (a follower there looks every 50 ms).
+	wait_for grep -q 'server is away' "$W/fol.err"
+	wait_for grep -q 'joining again once' "$W/mem.err"
+	# A once-through reader fails, as it always has.
+	run -1 tmq-get -d "$B" t
+	assert_output --partial 'Transport endpoint is not connected'
+	"$GLUSTER" brick-start "$TMQ_GL"
+	BRICK_KILLED=
+	# Once the mounts reach the brick again, a producer writes.
+	wait_for sh -c "seq 101 200 | sed 's/\$/:after/' | tmq-put -d '$A' -K: t"
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
+	kill -0 "$fol" && kill -0 "$mem"
+	# The follower went on exactly where it was: each record once.
+	truth >"$W/truth"
+	run -0 sort -k1,1n -k2,2n "$W/fol"
+	assert_output "$(cat "$W/truth")"
+	# The member joined again: each record at least once.
+	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
+	assert_output "$(cat "$W/truth")"
+	# Said once, and when it was over.
+	run -0 grep -c 'server is away' "$W/fol.err"
+	assert_output 1
+	run -0 grep -c 'the server is back' "$W/fol.err"
+	assert_output 1
+	run -0 grep -c 'joined again' "$W/mem.err"
+	assert_output 1
+	kill $fol $mem
+	wait_pids 60 $fol $mem
+	PIDS=
 }
 
 @test "a producer killed with SIGKILL mid-run: no merged line, the others' records all there" {

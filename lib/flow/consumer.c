@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "consumer.h"
@@ -382,6 +383,58 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 	return 0;
 }
 
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Source i failed with e: when its network filesystem's server is away
+ * and we run on, let go of its file (a descriptor that outlived the
+ * connection can stay bad: EBADFD), try again later, and say so for the
+ * first such source of an outage; 1 then, 0 for a failure. */
+static int
+away(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
+{
+	struct tmq_source *s = &c->src[i];
+	const struct tmq_topic *t = &c->topics[s->topic];
+
+	if (!c->retry_outages || tmq_stop || e->code != TMQ_ERR_SYS ||
+	    !tmq_fs_outage(t->dirfd, e->sys))
+		return 0;
+	(void)tmq_lr_park(&s->lr);
+	c->ct[s->topic]->dl.stale = 1;
+	if (!s->away) {
+		s->away = 1;
+		if (c->away++ == 0)
+			notice(c, "%s: %s: its server is away: trying again, "
+			    "every %d s at most", t->name, e->msg,
+			    TMQ_OUTAGE_MAX_MS / 1000);
+	}
+	s->backoff_ms = s->backoff_ms == 0 ? TMQ_OUTAGE_FIRST_MS :
+	    s->backoff_ms * 2 > TMQ_OUTAGE_MAX_MS ? TMQ_OUTAGE_MAX_MS :
+	    s->backoff_ms * 2;
+	s->retry_at = mono_now() + s->backoff_ms / 1000.0;
+	return 1;
+}
+
+/* Source i read again after its server was away. */
+static void
+back(struct tmq_consumer *c, size_t i)
+{
+	struct tmq_source *s = &c->src[i];
+
+	s->away = 0;
+	s->backoff_ms = 0;
+	if (--c->away == 0)
+		notice(c, "%s: the server is back: reading on at partition %u "
+		    "offset %llu", c->topics[s->topic].name, s->partition,
+		    (unsigned long long)tmq_lr_offset(&s->lr));
+}
+
 /* Read ahead: up to BATCH lines, taking one from each source in turn as
  * tmq_consumer_next would, then decode them all at once. */
 #define BATCH 512
@@ -409,6 +462,10 @@ again:
 			 * with inotify watching, not until a change names it. */
 			if (s->stopped || s->dry || s->failed || s->idle)
 				continue;
+			if (s->away && mono_now() < s->retry_at) {
+				s->dry = 1;
+				continue;
+			}
 			rc = tmq_lr_next(&s->lr, &l, e);
 			if (s->lr.jumped) {
 				/* Pruned before we got there: say it once,
@@ -425,9 +482,14 @@ again:
 				    s->lr.jumped_from));
 			}
 			if (rc < 0) {
-				tmq_consumer_fail_source(c, i, e);
+				if (away(c, i, e))
+					s->dry = 1;
+				else
+					tmq_consumer_fail_source(c, i, e);
 				continue;
 			}
+			if (s->away)
+				back(c, i);
 			if (rc == 0) {
 				s->dry = 1;
 				s->idle = c->watching;

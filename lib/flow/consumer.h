@@ -25,7 +25,19 @@ struct tmq_source {
 	int dry;			/* had nothing in this fill() */
 	int idle;			/* at its end: asked again when woken */
 	int queued;			/* in the consumer's quiet queue */
+	/* Its server away (fstype.h: tmq_fs_outage), with retry_outages
+	 * set: tried again from retry_at (seconds), after each failed try
+	 * twice as long after, up to TMQ_OUTAGE_MAX_MS. */
+	int away;
+	int backoff_ms;
+	double retry_at;
 };
+
+/* Retries of a partition whose server is away start at this and double
+ * up to the second (milliseconds): bounded, and for as long as the
+ * reader runs. */
+#define TMQ_OUTAGE_FIRST_MS 100
+#define TMQ_OUTAGE_MAX_MS 5000
 
 /* What the consumer keeps for each topic besides its definition. */
 struct tmq_ctopic {
@@ -54,6 +66,11 @@ struct tmq_consumer {
 	size_t spare_next;		/* where spare_fd looks next */
 	size_t *quiet;			/* sources that became quiet, oldest */
 	size_t qhead, qtail, qcap;	/* first from quiet[qhead] */
+	/* Set by a reader that runs on (a follower, a member): a partition
+	 * whose network filesystem's server is away is tried again, said
+	 * once, rather than failed; away counts those that are. */
+	int retry_outages;
+	size_t away;
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;

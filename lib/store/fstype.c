@@ -1,5 +1,6 @@
 /* fstype.c: the one list of filesystems that appenders lock on and
  * followers poll on (see fstype.h). */
+#include <errno.h>
 #include <sys/statfs.h>
 
 #include "fstype.h"
@@ -30,4 +31,23 @@ tmq_fs_is_remote(int fd)
 	default:
 		return 0;
 	}
+}
+
+int
+tmq_outage_errno(int err)
+{
+	switch (err) {
+	case ENOTCONN: case ESTALE: case EBADFD: case EIO: case ETIMEDOUT:
+	case ECONNABORTED: case ECONNRESET: case ECONNREFUSED: case EHOSTDOWN:
+	case EHOSTUNREACH: case ENETDOWN: case ENETUNREACH: case ENETRESET:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+tmq_fs_outage(int fd, int err)
+{
+	return tmq_outage_errno(err) && tmq_fs_is_remote(fd);
 }
