@@ -516,6 +516,31 @@ fail:
 	return sc.cut ? TMQ_JSON_CUT : TMQ_JSON_FLAWED;
 }
 
+size_t
+tmq_json_string_end(const unsigned char *s, size_t i, size_t n,
+    enum tmq_json_grammar g, int *escaped)
+{
+	struct tmq_error e;
+	struct scan sc = { s, n, g, 0, 0, 0, &e };
+
+	if (i >= n || s[i] != '"' || scan_string(&sc, &i) < 0 || sc.bad_utf8)
+		return 0;
+	*escaped = sc.escaped;
+	return i;
+}
+
+size_t
+tmq_json_number_end(const unsigned char *s, size_t i, size_t n,
+    enum tmq_json_grammar g)
+{
+	struct tmq_error e;
+	struct scan sc = { s, n, g, 0, 0, 0, &e };
+
+	if (i >= n || scan_number(&sc, &i) < 0)
+		return 0;
+	return i;
+}
+
 int
 tmq_json_is_object(const unsigned char *s, size_t n)
 {

@@ -68,6 +68,18 @@ int tmq_json_is_object(const unsigned char *s, size_t n);
  * 0 or -1. */
 int tmq_json_strict_object(const unsigned char *s, size_t n,
     struct tmq_error *e);
+/* One value of a text, checked as tmq_json_check checks it there, for a
+ * reader that knows the shape of what it reads (tmq-get -J's lines:
+ * jsoninput.c) and leaves the check's state machine the rest: the index
+ * past the string at s[i] (its opening quote), or past the number there,
+ * or 0 when there is none or it is not good JSON of grammar g (a bad
+ * escape, a control, bad UTF-8, cut short).  *escaped says whether the
+ * string holds a backslash.  Neither says what is wrong: a caller that
+ * gets 0 runs the whole check, which does. */
+size_t tmq_json_string_end(const unsigned char *s, size_t i, size_t n,
+    enum tmq_json_grammar g, int *escaped);
+size_t tmq_json_number_end(const unsigned char *s, size_t i, size_t n,
+    enum tmq_json_grammar g);
 /* The text of a string a check passed (s[0..n): between its quotes),
  * escapes decoded, into out (room for n bytes: never longer); returns
  * its length.  A lone surrogate escape (TMQ_JSON_LIBRARY) becomes its

@@ -102,20 +102,23 @@ find(const char *s, size_t n, const char *d, size_t dl)
 
 /* Check a payload and encode its line into h's output (ts < 0: now).
  * A typed payload must be strict JSON unless it is a copy (copy: the
- * stored text of a message, given back by tmq-put -J).  -1 when
+ * stored text of a message, given back by tmq-put -J).  utf8: the
+ * payload is known to be UTF-8 (it comes from a JSON line that a strict
+ * check passed: a string of it decoded, or its text).  -1 when
  * refused. */
 static int
 encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
     const unsigned char *key, const struct tmq_payload *pl, double ts,
-    const char *how, const char *tname, int copy, struct tmq_error *e)
+    const char *how, const char *tname, int copy, int utf8,
+    struct tmq_error *e)
 {
 	const struct tmq_topic *t = h->p->topic;
 	size_t n = pl->len;
 	long len;
 
-	if (pl->type == TMQ_TEXT && !tmq_utf8_valid(pl->data, n))
+	if (pl->type == TMQ_TEXT && !utf8 && !tmq_utf8_valid(pl->data, n))
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
-	if (pl->type == TMQ_TYPED && !tmq_utf8_valid(pl->data, n))
+	if (pl->type == TMQ_TYPED && !utf8 && !tmq_utf8_valid(pl->data, n))
 		return tmq_fail(e, "JSON is not valid UTF-8 (%s %s)", how, tname);
 	/* Nothing but JSON goes in: not the NaN, Infinity and lone
 	 * surrogate escapes that JSON tools downstream refuse.  A copy is the
@@ -185,7 +188,7 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		pl = jm.payload;
 		return encode_payload(h, r, key, &pl, ts, "type",
 		    pl.type == TMQ_TYPED ?
-		    t->types[pl.type_index] : NULL, jm.as_text, e);
+		    t->types[pl.type_index] : NULL, jm.as_text, 1, e);
 	}
 	if (p->o.keydelim != NULL) {
 		const char *d = find(rec, n, p->o.keydelim, p->delimlen);
@@ -207,7 +210,7 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 	pl.type_index = p->type_index;
 	pl.data = (const unsigned char *)rec;
 	pl.len = n;
-	return encode_payload(h, r, key, &pl, ts, "-T", p->o.type_name, 0,
+	return encode_payload(h, r, key, &pl, ts, "-T", p->o.type_name, 0, 0,
 	    e);
 }
 

@@ -6,6 +6,7 @@
 
 #include "base64.h"
 #include "jsoninput.h"
+#include "jsontext.h"
 #include "tap.h"
 
 static struct tmq_jsonin jin;
@@ -35,6 +36,74 @@ b64(const char *s, const char *want, long wantlen)
 	is_int(n, wantlen, "base64 '%s' decodes to %ld bytes", s, wantlen);
 	if (n >= 0 && wantlen >= 0)
 		ok(memcmp(out, want, (size_t)n) == 0, "... the right ones");
+}
+
+/* tmq-get -J's own lines are read member by member, without the whole
+ * check (jsoninput.c, envelope): whatever such a line holds, it is taken
+ * or refused as the whole check takes or refuses it. */
+#define HEAD "{\"topic\":\"x\",\"partition\":0,\"offset\":7,\"key\":\"5\"," \
+	"\"timestamp\":1795597260.5,\"type\":"
+
+static void
+shape(const struct tmq_topic *t)
+{
+	static char deep[2200];
+	struct tmq_error e = { 0 };
+	size_t k, at;
+
+	is_int(parse(t, HEAD "\"Order\",\"payload\":{\"a\":[1,{\"b\":\"\\u00e9\"}]}}",
+	    &e), 0, "shape: a typed object");
+	ok(m.payload.len == 24 && memcmp(m.payload.data,
+	    "{\"a\":[1,{\"b\":\"\\u00e9\"}]}", 24) == 0 && m.as_text == 0,
+	    "... as written");
+	is_int(parse(t, HEAD "\"Order\",\"payload\":{\"a\":1} }", &e), 0,
+	    "shape: white space after the payload");
+	ok(m.payload.len == 7, "... not in it");
+	is_int(parse(t, HEAD "\"str\",\"payload\":\"a\\\"b\"} \r\n", &e), 0,
+	    "shape: white space after the line's object");
+	ok(m.payload.len == 3 && memcmp(m.payload.data, "a\"b", 3) == 0,
+	    "... the text");
+	is_int(parse(t, "{\"topic\":\"x\",\"partition\":0,\"offset\":7,"
+	    "\"key\":5,\"timestamp\":null,\"type\":\"str\",\"payload\":\"p\"}",
+	    &e), 0, "shape: a numeric key, a null time");
+	ok(tmq_key_to_u64(8, m.key) == 5 && m.has_ts == 0, "... read");
+	is_int(parse(t, HEAD "\"str\",\"payload\":\"a\",\"payload\":\"bc\"}",
+	    &e), 0, "shape and one more member");
+	is_int((long)m.payload.len, 2, "... the last one counts");
+	bad(t, HEAD "\"str\",\"payload\":\"a\\x\"}",
+	    "bad JSON: bad escape in a string at byte 99");
+	bad(t, HEAD "\"str\",\"payload\":\"a\x01\"}",
+	    "bad JSON: control character 0x01 in a string at byte 99");
+	bad(t, HEAD "\"st\xff\",\"payload\":\"a\"}", "bad JSON: not valid UTF-8");
+	bad(t, HEAD "\"str\",\"payload\":\"\\ud800\"}",
+	    "bad JSON: lone surrogate escape \\ud800 at byte 98");
+	bad(t, "{\"topic\":\"x\",\"partition\":01,\"offset\":7}",
+	    "bad JSON: expected ',' or '}' at byte 27");
+	bad(t, HEAD "\"Order\",\"payload\":{\"a\":NaN}}",
+	    "bad JSON: NaN at byte 104 (JSON has no NaN or Infinity)");
+	bad(t, HEAD "\"Order\",\"payload\":{\"a\":1}}x",
+	    "bad JSON: text after the object at byte 107");
+	bad(t, HEAD "\"Order\",\"payload\":{\"a\":1}", "bad JSON: unexpected end");
+	bad(t, HEAD "\"str\",\"payload\":\"a}", "bad JSON: unterminated string");
+	/* A payload as deep as a member of the envelope may be (an object
+	 * holding arrays, 1024 levels), and one level more. */
+	for (k = 0; k <= 1; k++) {
+		size_t d = TMQ_JSON_DEPTH_MAX - 1 + k, i;
+
+		at = strlen(HEAD "\"Order\",\"payload\":{\"a\":");
+		memcpy(deep, HEAD "\"Order\",\"payload\":{\"a\":", at);
+		for (i = 0; i < d; i++) {
+			deep[at + i] = '[';
+			deep[at + d + i] = ']';
+		}
+		memcpy(deep + at + 2 * d, "}}", 3);
+		if (k == 0)
+			is_int(parse(t, deep, &e), 0, "shape: a payload %d deep",
+			    TMQ_JSON_DEPTH_MAX);
+		else
+			bad(t, deep, "bad JSON: nested deeper than 1024 at byte "
+			    "1127");
+	}
 }
 
 int
@@ -123,6 +192,7 @@ main(void)
 	    &e), 0, "the last time the library reads in every zone");
 	bad(&u64, "[]", "not a JSON object");
 	bad(&u64, "{\"payload\":\"\"", "bad JSON: unexpected end");
+	shape(&u64);
 	tmq_jsonin_free(&jin);
 	return done_testing();
 }
