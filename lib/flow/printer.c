@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base64.h"
+#include "decimal.h"
 #include "escape.h"
 #include "jsontext.h"
 #include "printer.h"
@@ -26,46 +27,12 @@ tmq_type_name(const struct tmq_topic *t, const struct tmq_msg *m)
 	}
 }
 
-/* v in decimal at o (20 bytes at most), two digits a step; returns the
- * end.  Every number tmq-get prints goes through here. */
-static char *
-dec(char *o, uint64_t v)
-{
-	static const char two[] =
-	    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	    "8081828384858687888990919293949596979899";
-	uint64_t p = 10;
-	char *end, *e;
-	int n = 1;
-
-	/* Its digits counted first, then written from the last, in place. */
-	while (n < 20 && v >= p) {
-		n++;
-		p *= 10;
-	}
-	end = e = o + n;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		e -= 2;
-		memcpy(e, two + 2 * r, 2);
-	}
-	if (v >= 10) {
-		e -= 2;
-		memcpy(e, two + 2 * v, 2);
-	} else
-		*--e = (char)('0' + v);
-	return end;
-}
-
 static void
 put_u64(FILE *f, uint64_t v)
 {
 	char buf[20];
 
-	fwrite_unlocked(buf, 1, (size_t)(dec(buf, v) - buf), f);
+	fwrite_unlocked(buf, 1, (size_t)(tmq_dec_put(buf, v) - buf), f);
 }
 
 static void
@@ -123,7 +90,7 @@ jb_u64(struct jbuf *j, uint64_t v)
 {
 	char buf[20];
 
-	jb_put(j, buf, (size_t)(dec(buf, v) - buf));
+	jb_put(j, buf, (size_t)(tmq_dec_put(buf, v) - buf));
 }
 
 /* A JSON string, quotes included. */
@@ -205,8 +172,8 @@ json_object(struct jbuf *j, const struct tmq_topic *t,
 	int kstr = t->key_width < 0 || t->key_width == 8;
 
 	if (t->key_width > 0)
-		kn = (size_t)(dec(key, tmq_key_to_u64(t->key_width, m->key)) -
-		    key);
+		kn = (size_t)(tmq_dec_put(key, tmq_key_to_u64(t->key_width,
+		    m->key)) - key);
 	else
 		kn = tmq_key_format(t->key_width, m->key, key);
 	/* All but the payload in one go, room for the worst escapes made
@@ -217,9 +184,9 @@ json_object(struct jbuf *j, const struct tmq_topic *t,
 		o = LIT(o, "{\"topic\":");
 		o = quoted(o, t->name, nn);
 		o = LIT(o, ",\"partition\":");
-		o = dec(o, m->partition);
+		o = tmq_dec_put(o, m->partition);
 		o = LIT(o, ",\"offset\":");
-		o = dec(o, m->offset);
+		o = tmq_dec_put(o, m->offset);
 		o = LIT(o, ",\"key\":");
 		if (kstr)
 			o = quoted(o, key, kn);

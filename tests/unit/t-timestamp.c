@@ -110,6 +110,13 @@ repr_many(void)
 		t = (double)(x % 100000000000u) / pow(10, (double)(x % 12));
 		repr_agrees(t);
 	}
+	/* Microseconds on both sides of 2^33 s, where six decimals stop
+	 * being more than t's neighbours are apart. */
+	for (i = 0; i < 20000; i++, n++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		t = 8589000000.0 + (double)(x % 2000000000000u) / 1e6;
+		repr_agrees(t);
+	}
 	for (p2 = 0.25; p2 <= 18014398509481984.0; p2 *= 2, n += 5) {
 		repr_agrees(p2);
 		repr_agrees(nextafter(p2, 0));
@@ -249,6 +256,12 @@ main(void)
 	repr_is(1.0, "1.0");
 	repr_is(1.5, "1.5");
 	repr_is(1796052492.104842, "1796052492.104842");
+	/* A microsecond's path (repr_micros): zeros inside the fraction,
+	 * the microsecond below 2^33 and past it. */
+	repr_is(1796142677.000005, "1796142677.000005");
+	repr_is(1.000001, "1.000001");
+	repr_is(8589934591.999999, "8589934591.999999");
+	repr_is(8589934592.000002, "8589934592.000002");
 	repr_is(9007199254740991.0, "9007199254740991.0");
 	repr_is(4503599627370495.5, "4503599627370495.5");
 	repr_is(NAN, "null");
