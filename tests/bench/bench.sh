@@ -10,6 +10,7 @@ N=${N:-1000000}
 BIN=${TMQ_BIN:-$(dirname "$0")/../../bin}
 FLOOR=${TMQ_FLOOR:-$(dirname "$0")/codec-floor}
 LATENCY=${TMQ_LATENCY:-$(dirname "$0")/latency}
+CPUTIME=${TMQ_CPUTIME:-$(dirname "$0")/cputime}
 L=${L:-300}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -39,26 +40,6 @@ put=$(rate "$N" "$t0" "$t1")
 get=$(rate "$N" "$t1" "$t2")
 echo "tmq-put: $put records/s"
 echo "tmq-get: $get records/s"
-# The same on one core, to tell what the second core adds; and per second
-# of CPU time (user + system), which a machine busy with other work changes
-# far less than the wall clock: the figure compared with the codec floor.
-cpu_rate() { awk -v n="$1" '{ printf "%.0f", n / ($1 + $2) }' "$2"; }
-if command -v taskset >/dev/null 2>&1; then
-	"$BIN/tmq-topic" create bench1 -k u32 -p 4
-	t0=$(now)
-	/usr/bin/time -f '%U %S' -o "$work/put1.cpu" \
-	    taskset -c 0 "$BIN/tmq-put" -K: bench1 <"$work/records"
-	t1=$(now)
-	/usr/bin/time -f '%U %S' -o "$work/get1.cpu" \
-	    taskset -c 0 "$BIN/tmq-get" bench1 >/dev/null
-	t2=$(now)
-	put1=$(rate "$N" "$t0" "$t1")
-	get1=$(rate "$N" "$t1" "$t2")
-	putc=$(cpu_rate "$N" "$work/put1.cpu")
-	getc=$(cpu_rate "$N" "$work/get1.cpu")
-	echo "tmq-put on one core: $put1 records/s, $putc records per CPU second"
-	echo "tmq-get on one core: $get1 records/s, $getc records per CPU second"
-fi
 # A copy through JSON lines, as a backup and its restore do: tmq-get -J
 # into a file, then tmq-put -J --keep-time from it into a second topic.
 progress "tmq-get -J, tmq-put -J..."
@@ -71,21 +52,57 @@ t1=$(now)
 t2=$(now)
 echo "tmq-get -J: $(rate "$N" "$t0" "$t1") records/s"
 echo "tmq-put -J --keep-time: $(rate "$N" "$t1" "$t2") records/s"
+# The same on one core, to tell what the second core adds; and per second
+# of CPU time (user + system), which a machine busy with other work changes
+# far less than the wall clock: the figure compared with the codec floor.
 # Issue 24's targets: -J within a small factor of the plain path, per CPU
-# second on one core (beside the plain figures above), and the copy as a
-# pipeline on two cores, by the wall clock.
+# second on one core, and the copy as a pipeline on two cores, by the wall
+# clock.  One run of each can be a percent or two off on a busy machine
+# (and a late one off the other way when the processor slows as it
+# warms), so R rounds (default 5) run the four in turn, each on fresh
+# topics, and each figure is the median of its rounds; the CPU time is
+# wait4's, to the microsecond (cputime.c).
+R=${R:-5}
+# median FILE COLUMN...: the median over FILE's lines of the sum of the
+# columns.
+median_of() {
+	_f=$1
+	shift
+	awk -v cols="$*" 'BEGIN { nc = split(cols, c, " ") }
+	    { v = 0; for (i = 1; i <= nc; i++) v += $c[i]; print v }' "$_f" |
+	    sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+# per N SECONDS: N / SECONDS, rounded.
+per() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 # share A B: A / B, two decimals.
 share() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # verdict A B MIN: whether A / B reaches MIN.
 verdict() { awk -v a="$1" -v b="$2" -v m="$3" 'BEGIN { print ((a / b >= m) ? "met" : "NOT MET") }'; }
-if [ -n "${putc:-}" ]; then
-	"$BIN/tmq-topic" create benchj1 -k u32 -p 4
-	/usr/bin/time -f '%U %S' -o "$work/getj1.cpu" \
-	    taskset -c 0 "$BIN/tmq-get" -J bench >/dev/null
-	/usr/bin/time -f '%U %S' -o "$work/putj1.cpu" \
-	    taskset -c 0 "$BIN/tmq-put" -J --keep-time benchj1 <"$work/bench.jsonl"
-	getjc=$(cpu_rate "$N" "$work/getj1.cpu")
-	putjc=$(cpu_rate "$N" "$work/putj1.cpu")
+if command -v taskset >/dev/null 2>&1; then
+	progress "one core, $R rounds..."
+	for f in put1 putj1 get1 getj1; do : >"$work/$f.cpu"; done
+	r=0
+	while [ "$r" -lt "$R" ]; do
+		"$BIN/tmq-topic" create bench1 -k u32 -p 4
+		"$BIN/tmq-topic" create benchj1 -k u32 -p 4
+		"$CPUTIME" "$work/put1.cpu" \
+		    taskset -c 0 "$BIN/tmq-put" -K: bench1 <"$work/records"
+		"$CPUTIME" "$work/putj1.cpu" taskset -c 0 "$BIN/tmq-put" -J \
+		    --keep-time benchj1 <"$work/bench.jsonl"
+		"$CPUTIME" "$work/get1.cpu" \
+		    taskset -c 0 "$BIN/tmq-get" bench >/dev/null
+		"$CPUTIME" "$work/getj1.cpu" \
+		    taskset -c 0 "$BIN/tmq-get" -J bench >/dev/null
+		"$BIN/tmq-topic" delete bench1 -y
+		"$BIN/tmq-topic" delete benchj1 -y
+		r=$((r + 1))
+	done
+	putc=$(per "$N" "$(median_of "$work/put1.cpu" 1 2)")
+	getc=$(per "$N" "$(median_of "$work/get1.cpu" 1 2)")
+	putjc=$(per "$N" "$(median_of "$work/putj1.cpu" 1 2)")
+	getjc=$(per "$N" "$(median_of "$work/getj1.cpu" 1 2)")
+	echo "tmq-put on one core: $(per "$N" "$(median_of "$work/put1.cpu" 3)") records/s, $putc records per CPU second"
+	echo "tmq-get on one core: $(per "$N" "$(median_of "$work/get1.cpu" 3)") records/s, $getc records per CPU second"
 	echo "tmq-get -J on one core: $getjc records per CPU second, $(share "$getjc" "$getc") of tmq-get's $getc (target: at least 0.67, $(verdict "$getjc" "$getc" 0.6666))"
 	echo "tmq-put -J --keep-time on one core: $putjc records per CPU second, $(share "$putjc" "$putc") of tmq-put -K:'s $putc (target: at least 0.50, $(verdict "$putjc" "$putc" 0.5))"
 fi
