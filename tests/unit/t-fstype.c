@@ -1,0 +1,47 @@
+/* t-fstype.c: telling a network filesystem's server gone away from a
+ * file's own fault (lib/store/fstype.h).  The errors of an outage are
+ * known by errno; on a local disk none of them is an outage (EIO there is
+ * the disk's), and a descriptor whose filesystem cannot be asked counts
+ * as a network one: the careful way. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fstype.h"
+#include "tap.h"
+
+int
+main(void)
+{
+	static const int outage[] = { ENOTCONN, ESTALE, EBADFD, EIO, ETIMEDOUT,
+	    ECONNABORTED, ECONNRESET, ECONNREFUSED, EHOSTDOWN, EHOSTUNREACH,
+	    ENETDOWN, ENETUNREACH, ENETRESET };
+	static const int fault[] = { 0, ENOENT, EACCES, EPERM, ENOSPC, EDQUOT,
+	    EINVAL, EISDIR, ELOOP, EROFS, EMFILE, ENOMEM, EINTR, EAGAIN };
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof outage / sizeof outage[0]; i++)
+		ok(tmq_outage_errno(outage[i]), "errno %d is an outage's",
+		    outage[i]);
+	for (i = 0; i < sizeof fault / sizeof fault[0]; i++)
+		ok(!tmq_outage_errno(fault[i]), "errno %d is not an outage's",
+		    fault[i]);
+	/* The build directory's filesystem: a local one here (skip where
+	 * the tree itself sits on a network one). */
+	fd = open(".", O_RDONLY | O_DIRECTORY);
+	ok(fd >= 0, "the current directory opens");
+	if (tmq_fs_is_remote(fd)) {
+		skip("the build directory is on a network or FUSE filesystem");
+	} else {
+		ok(!tmq_fs_outage(fd, EIO), "EIO on a local disk is the disk's");
+		ok(!tmq_fs_outage(fd, ENOTCONN), "nor is ENOTCONN an outage there");
+		ok(!tmq_fs_outage(fd, ENOENT), "nor ENOENT");
+	}
+	close(fd);
+	/* A descriptor that cannot be asked: taken as a network one. */
+	ok(tmq_fs_is_remote(-1), "fstatfs failing: taken as remote");
+	ok(tmq_fs_outage(-1, ENOTCONN), "and ENOTCONN there is an outage");
+	ok(!tmq_fs_outage(-1, ENOENT), "but ENOENT is not");
+	return done_testing();
+}
