@@ -786,13 +786,14 @@ blocked_writing() {
 	grep -q pipe_write "/proc/$1/wchan"
 }
 
-# A topic of 600 messages of 1000 bytes: more than a pipe and tmq-get's
-# buffer hold, so that a reader that does not read blocks tmq-get.
+# A topic of 3000 messages of 1000 bytes: more than a pipe (tmq-get asks
+# for 1 MiB) and tmq-get's buffer hold, so that a reader that does not
+# read blocks tmq-get.
 big_topic() {
 	mk ev
 	local p
 	p=$(printf '%0995d' 0)
-	seq -w 1 600 | sed "s/\$/ $p/" | tmq-put ev
+	seq -w 1 3000 | sed "s/\$/ $p/" | tmq-put ev
 }
 
 @test "tmq-get: SIGTERM or SIGINT while blocked on a reader that does not read: exit 0, no write error" {

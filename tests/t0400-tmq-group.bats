@@ -1347,8 +1347,8 @@ sys.exit(not (d["members"].get(sys.argv[1]) == want and d["alive"][sys.argv[1]] 
 
 @test "a member blocked on a pipe nobody reads keeps its partitions until it reads on, within its session timeout" {
 	tmq-topic create -k u32 -p 4 ev
-	# Far more than a pipe holds.
-	seq 1 30000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	# Far more than a pipe holds (tmq-get asks for 1 MiB).
+	seq 1 120000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	exec 4<>"$BATS_TEST_TMPDIR/fifo"
 	tmq-get -g G --window 1 --session-timeout 600 -f ev >"$BATS_TEST_TMPDIR/fifo" 2>"$BATS_TEST_TMPDIR/a.err" 3>&- 4>&- &

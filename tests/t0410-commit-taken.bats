@@ -47,8 +47,8 @@ make_topic() {
 	assert_output $'2\n1'
 	assert_equal "$stderr" "tmq-get: write error on standard output"
 	# head reads a buffer (8 KiB with coreutils) and prints 2 lines of it:
-	# the messages whose last byte it read are committed, no more (a
-	# whole pipe, 64 KiB, is 648 lines), and at least the 2.
+	# the messages whose last byte it read are committed, no more (64 KiB,
+	# far more than head takes, is 648 lines), and at least the 2.
 	total=$(total_committed)
 	[ "$total" -ge 2 ]
 	[ "$total" -le 648 ]
@@ -96,9 +96,10 @@ make_topic() {
 }
 
 @test "--commit: a reader killed mid-stream: what it took is committed, the rest is read again" {
-	make_topic 5000
-	# 5000 lines do not fit in a pipe: tmq-get is mid-stream when the
-	# reader (3 lines taken, then asleep) is killed.
+	make_topic 20000
+	# 20000 lines (2 MB) do not fit in a pipe (tmq-get asks for 1 MiB):
+	# tmq-get is mid-stream when the reader (3 lines taken, then asleep)
+	# is killed.
 	(
 		echo "$BASHPID" >get.pid
 		rc=0
@@ -116,7 +117,7 @@ make_topic() {
 	assert_output "0=3"
 	run --separate-stderr tmq-get -g G --window 1 -F '%o\n' ev
 	assert_success
-	assert_equal "${#lines[@]}" 4997
+	assert_equal "${#lines[@]}" 19997
 	assert_equal "${lines[0]}" 3
 }
 

@@ -160,9 +160,9 @@ describe_state() {
 
 @test "a member blocked on a pipe nobody reads loses its partitions after its session timeout; reading on, it commits nothing over the new owner" {
 	tmq-topic create -k u32 -p 4 ev
-	# Far more than a pipe holds.
-	seq 1 30000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
-	seq 1 30000 | sed 's/^/message-number-/' >"$BATS_TEST_TMPDIR/want"
+	# Far more than a pipe holds (tmq-get asks for 1 MiB).
+	seq 1 120000 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	seq 1 120000 | sed 's/^/message-number-/' >"$BATS_TEST_TMPDIR/want"
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	exec 4<>"$BATS_TEST_TMPDIR/fifo"
 	tmq-get -g G --window 1 --session-timeout 2 --commit -f ev \
@@ -181,8 +181,8 @@ describe_state() {
 	wait_for reads_from "$!" "$BATS_TEST_TMPDIR/fifo"
 	exec 4>&-
 	wait_for settled 2 4
-	seq 30001 30400 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
-	seq 30001 30400 | sed 's/^/message-number-/' >>"$BATS_TEST_TMPDIR/want"
+	seq 120001 120400 | awk '{ print $1 " message-number-" $1 }' | tmq-put -K ' ' ev
+	seq 120001 120400 | sed 's/^/message-number-/' >>"$BATS_TEST_TMPDIR/want"
 	wait_for read_all "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/drain.out" \
 	    "$BATS_TEST_TMPDIR/b.out"
 	stop_bg a

@@ -35,19 +35,20 @@ put_n() {
 	seq "$3" "$4" | sed "s/^/$2 m-/" | tmq-put -K ' ' "$1"
 }
 
-# days TOPIC P KEY: partition P gets 30,000 messages in a file of
-# 2026-11-24 (offsets 0-29999, far more than a pipe holds) and 10 in one of
-# 2026-11-25 (30000-30009), both put and then renamed to those days, and
-# 5 in today's file (30010-30014).
+# days TOPIC P KEY: partition P gets 300,000 messages in a file of
+# 2026-11-24 (offsets 0-299999, far more than a pipe holds: tmq-get asks
+# for 1 MiB) and 10 in one of
+# 2026-11-25 (300000-300009), both put and then renamed to those days, and
+# 5 in today's file (300010-300014).
 days() {
 	local d="$TMQ_ROOT/$1" f
-	put_n "$1" "$3" 0 29999
+	put_n "$1" "$3" 0 299999
 	f=$(cd "$d" && ls "$2"-*_0.tmf)
 	mv "$d/$f" "$d/$2-20261124_0.tmf"
-	put_n "$1" "$3" 30000 30009
-	f=$(cd "$d" && ls "$2"-*_30000.tmf | grep -v 20261124)
-	mv "$d/$f" "$d/$2-20261125_30000.tmf"
-	put_n "$1" "$3" 30010 30014
+	put_n "$1" "$3" 300000 300009
+	f=$(cd "$d" && ls "$2"-*_300000.tmf | grep -v 20261124)
+	mv "$d/$f" "$d/$2-20261125_300000.tmf"
+	put_n "$1" "$3" 300010 300014
 }
 
 # blocked NAME COMMAND...: COMMAND with its output into a FIFO nobody
@@ -107,11 +108,11 @@ has() {
 	rm -f "$t/r.pid"
 	run cat "$t/r.rc"
 	assert_output 0
-	wait_for has 30005 r
+	wait_for has 300005 r
 	run tail -n 6 "$t/r.out"
-	assert_output $'m-29999\nm-30010\nm-30011\nm-30012\nm-30013\nm-30014'
+	assert_output $'m-299999\nm-300010\nm-300011\nm-300012\nm-300013\nm-300014'
 	run cat "$t/r.err"
-	assert_output "tmq-get: pt: partition 0: offsets 30000 to 30009 were pruned before they were read: going on at 30010 (10 offsets skipped)"
+	assert_output "tmq-get: pt: partition 0: offsets 300000 to 300009 were pruned before they were read: going on at 300010 (10 offsets skipped)"
 }
 
 @test "a follower of several partitions whose next day file is pruned goes on, and reads what is put after the prune" {
@@ -124,15 +125,15 @@ has() {
 	blocked f tmq-get -f pt
 	tmq-topic prune pt --before 2026-11-26 >/dev/null
 	drain f
-	wait_for has 30008 f
-	put_n pt "$k0" 40000 40001
-	put_n pt "$k1" 50000 50000
-	wait_for has 30011 f
-	run grep -c -- '^m-4000[01]$\|^m-50000$' "$BATS_TEST_TMPDIR/f.out"
+	wait_for has 300008 f
+	put_n pt "$k0" 400000 400001
+	put_n pt "$k1" 500000 500000
+	wait_for has 300011 f
+	run grep -c -- '^m-40000[01]$\|^m-500000$' "$BATS_TEST_TMPDIR/f.out"
 	assert_output 3
 	kill -0 "$(cat "$BATS_TEST_TMPDIR/f.pid")"
 	run cat "$BATS_TEST_TMPDIR/f.err"
-	assert_output "tmq-get: pt: partition 0: offsets 30000 to 30009 were pruned before they were read: going on at 30010 (10 offsets skipped)"
+	assert_output "tmq-get: pt: partition 0: offsets 300000 to 300009 were pruned before they were read: going on at 300010 (10 offsets skipped)"
 }
 
 @test "a group member whose next day file is pruned goes on with its partition; describe shows no lag out of range" {
@@ -143,15 +144,15 @@ has() {
 	blocked g tmq-get -g G --window 1 --commit -f pt
 	tmq-topic prune pt --before 2026-11-26 >/dev/null
 	drain g
-	wait_for has 30005 g
+	wait_for has 300005 g
 	put_n pt "$k" 40000 40001
-	wait_for has 30007 g
+	wait_for has 300007 g
 	run tail -n 2 "$BATS_TEST_TMPDIR/g.out"
 	assert_output $'m-40000\nm-40001'
 	run cat "$BATS_TEST_TMPDIR/g.err"
-	assert_output "tmq-get: pt: partition 0: offsets 30000 to 30009 were pruned before they were read: going on at 30010 (10 offsets skipped)"
+	assert_output "tmq-get: pt: partition 0: offsets 300000 to 300009 were pruned before they were read: going on at 300010 (10 offsets skipped)"
 	# It commits where it is: in range, lag 0 once it has taken all.
-	wait_for bash -c "tmq-group describe G | grep -q '^0 .* 30017 .* 0  '"
+	wait_for bash -c "tmq-group describe G | grep -q '^0 .* 300017 .* 0  '"
 	run tmq-group describe G
 	refute_output --partial out-of-range
 }

