@@ -365,7 +365,7 @@ rejoined(struct tmq_consumer *c, struct tmq_gconsumer *gc,
     struct tmq_autocommit *ac, struct tmq_output *out, int argc, char **argv,
     struct tmq_error *e)
 {
-	int backoff = TMQ_OUTAGE_FIRST_MS, away;
+	int backoff = tmq_outage_backoff(0), away;
 
 	if (c->ntopics == 0 || !outage(c->topics[0].dirfd, e)) {
 		if (!stop)
@@ -398,9 +398,7 @@ rejoined(struct tmq_consumer *c, struct tmq_gconsumer *gc,
 			break;
 		if (!away)
 			return 0;	/* (said) */
-		if (backoff < TMQ_OUTAGE_MAX_MS)
-			backoff = backoff * 2 > TMQ_OUTAGE_MAX_MS ?
-			    TMQ_OUTAGE_MAX_MS : backoff * 2;
+		backoff = tmq_outage_backoff(backoff);
 	}
 	prepare_commits(gc, out);
 	tmq_ac_init(ac, opt.commit, tmq_now());

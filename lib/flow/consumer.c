@@ -414,9 +414,7 @@ away(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
 			    "every %d s at most", t->name, e->msg,
 			    TMQ_OUTAGE_MAX_MS / 1000);
 	}
-	s->backoff_ms = s->backoff_ms == 0 ? TMQ_OUTAGE_FIRST_MS :
-	    s->backoff_ms * 2 > TMQ_OUTAGE_MAX_MS ? TMQ_OUTAGE_MAX_MS :
-	    s->backoff_ms * 2;
+	s->backoff_ms = tmq_outage_backoff(s->backoff_ms);
 	s->retry_at = mono_now() + s->backoff_ms / 1000.0;
 	return 1;
 }

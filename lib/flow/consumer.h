@@ -26,18 +26,13 @@ struct tmq_source {
 	int idle;			/* at its end: asked again when woken */
 	int queued;			/* in the consumer's quiet queue */
 	/* Its server away (fstype.h: tmq_fs_outage), with retry_outages
-	 * set: tried again from retry_at (seconds), after each failed try
-	 * twice as long after, up to TMQ_OUTAGE_MAX_MS. */
+	 * set: tried again from retry_at (seconds), backoff_ms after the
+	 * last try (tmq_outage_backoff). */
 	int away;
 	int backoff_ms;
 	double retry_at;
 };
 
-/* Retries of a partition whose server is away start at this and double
- * up to the second (milliseconds): bounded, and for as long as the
- * reader runs. */
-#define TMQ_OUTAGE_FIRST_MS 100
-#define TMQ_OUTAGE_MAX_MS 5000
 
 /* What the consumer keeps for each topic besides its definition. */
 struct tmq_ctopic {

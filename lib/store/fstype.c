@@ -51,3 +51,11 @@ tmq_fs_outage(int fd, int err)
 {
 	return tmq_outage_errno(err) && tmq_fs_is_remote(fd);
 }
+
+int
+tmq_outage_backoff(int ms)
+{
+	if (ms <= 0)
+		return TMQ_OUTAGE_FIRST_MS;
+	return ms >= TMQ_OUTAGE_MAX_MS / 2 ? TMQ_OUTAGE_MAX_MS : ms * 2;
+}

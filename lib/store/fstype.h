@@ -16,4 +16,12 @@ int tmq_fs_outage(int fd, int err);
  * root that could not be opened). */
 int tmq_outage_errno(int err);
 
+/* Retries while a server is away start after TMQ_OUTAGE_FIRST_MS and
+ * double up to TMQ_OUTAGE_MAX_MS (milliseconds): bounded, and for as long
+ * as the reader runs.  tmq_outage_backoff gives the wait after one of
+ * ms (the first when ms is 0). */
+#define TMQ_OUTAGE_FIRST_MS 100
+#define TMQ_OUTAGE_MAX_MS 5000
+int tmq_outage_backoff(int ms);
+
 #endif

@@ -43,5 +43,12 @@ main(void)
 	ok(tmq_fs_is_remote(-1), "fstatfs failing: taken as remote");
 	ok(tmq_fs_outage(-1, ENOTCONN), "and ENOTCONN there is an outage");
 	ok(!tmq_fs_outage(-1, ENOENT), "but ENOENT is not");
+	/* The retries: 100 ms first, doubling, never past 5 s. */
+	is_int(tmq_outage_backoff(0), 100, "the first wait");
+	is_int(tmq_outage_backoff(100), 200, "then twice as long");
+	is_int(tmq_outage_backoff(1600), 3200, "and again");
+	is_int(tmq_outage_backoff(3200), 5000, "up to 5 s");
+	is_int(tmq_outage_backoff(5000), 5000, "and no more");
+	is_int(tmq_outage_backoff(-7), 100, "a wait below 0 starts over");
 	return done_testing();
 }
