@@ -100,14 +100,6 @@ tmq_ts_iso(double t, char *buf, size_t bufsz)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/* 00 to 99, for writing two digits a step. */
-static const char two[] =
-    "0001020304050607080910111213141516171819"
-    "2021222324252627282930313233343536373839"
-    "4041424344454647484950515253545556575859"
-    "6061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 /* Python's repr of t in [1, 2^53), exactly, in integer arithmetic: the
  * general way below costs up to 17 snprintf/strtod pairs, about 5 us a
  * message, which made tmq-get -J ten times slower than plain tmq-get.
@@ -181,14 +173,14 @@ repr_fixed(double t, char *buf, size_t bufsz)
 				tmp[--w] = '0';
 			for (dg = k; dg >= 2; dg -= 2, frac /= 100) {
 				w -= 2;
-				memcpy(tmp + w, two + 2 * (frac % 100), 2);
+				memcpy(tmp + w, tmq_dec_two + 2 * (frac % 100), 2);
 			}
 			if (dg == 1)
 				tmp[--w] = (char)('0' + frac % 10);
 			tmp[--w] = '.';
 			for (; ipart >= 10; ipart /= 100) {
 				w -= 2;
-				memcpy(tmp + w, two + 2 * (ipart % 100), 2);
+				memcpy(tmp + w, tmq_dec_two + 2 * (ipart % 100), 2);
 			}
 			if (ipart > 0)		/* an odd digit left */
 				tmp[--w] = (char)('0' + ipart);

@@ -3,8 +3,7 @@
 
 #include "decimal.h"
 
-/* 00 to 99: two digits a step. */
-static const char two[] =
+const char tmq_dec_two[201] =
     "0001020304050607080910111213141516171819"
     "2021222324252627282930313233343536373839"
     "4041424344454647484950515253545556575859"
@@ -33,12 +32,12 @@ tmq_dec_fixed(char *o, uint64_t v, int k)
 {
 	/* Below 2^32 in 32-bit steps (a multiplication, not a call). */
 	for (; k >= 2 && v >= UINT64_C(1) << 32; k -= 2, v /= 100)
-		memcpy(o + k - 2, two + 2 * (v % 100), 2);
+		memcpy(o + k - 2, tmq_dec_two + 2 * (v % 100), 2);
 	{
 		uint32_t w = (uint32_t)v;
 
 		for (; k >= 2; k -= 2, w /= 100)
-			memcpy(o + k - 2, two + 2 * (w % 100), 2);
+			memcpy(o + k - 2, tmq_dec_two + 2 * (w % 100), 2);
 		if (k == 1)
 			o[0] = (char)('0' + w % 10);
 	}

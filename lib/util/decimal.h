@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+/* "00" to "99": two digits a step (tmq_dec_two + 2 * n for n < 100). */
+extern const char tmq_dec_two[201];
 /* How many digits v has (1 for 0). */
 int tmq_dec_len(uint64_t v);
 /* v's digits at o (no NUL): the end. */
