@@ -9,11 +9,7 @@
 load test_helper
 
 teardown() {
-	local f
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		kill -KILL "$(cat "$f")" 2>/dev/null || true
-	done
+	end_bg KILL
 }
 
 # start_follow NAME ARGS...: tmq-put --follow in the background, its pid in

@@ -12,11 +12,7 @@
 load test_helper
 
 teardown() {
-	local f
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		kill -KILL "$(cat "$f")" 2>/dev/null || true
-	done
+	end_bg KILL
 }
 
 # A topic ev (u32, 3 partitions) with 30 messages, and a group G made at

@@ -9,13 +9,7 @@
 load test_helper
 
 teardown() {
-	local f pid
-	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[ -e "$f" ] || continue
-		pid=$(cat "$f")
-		kill -TERM "$pid" 2>/dev/null || true
-		wait_for gone "$pid" || kill -KILL "$pid" 2>/dev/null || true
-	done
+	end_bg
 }
 
 # key_for TOPIC P: a u8 key that goes to partition P.
