@@ -346,27 +346,8 @@ ended() {
 holds() {
 	as "$U2" "tmq-group describe --json G 2>/dev/null >$V/describe.json &&
 	    tmq-dump -J -- --group--G >$V/log.jsonl" &&
-	    python3 - "$1" "$V/describe.json" "$V/log.jsonl" <<-'PY'
-	import json, sys
-	n = int(sys.argv[1])
-	d = json.load(open(sys.argv[2]))
-	log = [json.loads(l) for l in open(sys.argv[3])]
-	members = {int(k): sorted(v) for k, v in d["members"].items()}
-	owned = sorted(p for v in members.values() for p in v)
-	if d["state"] != "stable" or len(members) != n or owned != [0, 1, 2, 3]:
-	    sys.exit(1)
-	begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"])
-	ended = min([m["offset"] for m in log if m["type"] == "~~TWAIN~~ENDREBAL"
-	             and m["offset"] > begun], default=-1)
-	confirmed = {}
-	for m in log:
-	    if m["type"] == "~~TWAIN~~REBALCONFIRM":
-	        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
-	for k, v in members.items():
-	    off, parts = confirmed.get(k, (-1, None))
-	    if off < ended or parts != v:
-	        sys.exit(1)
-	PY
+	    python3 "$BATS_TEST_DIRNAME/group-settled.py" "$1" 4 "$V/describe.json" \
+		"$V/log.jsonl" >/dev/null
 }
 
 # lines_of PREFIX N FILE...: the files hold N lines or more that begin

@@ -443,52 +443,15 @@ log_length() {
 # settled N NPARTS [GROUP [DESCRIBE-OPTIONS...]]: the group is stable with
 # N members owning NPARTS partitions between them, each exactly once (by
 # describe --json), and each member's last REBALCONFIRM, written after the
-# ENDREBAL that closed the last rebalance, holds what describe says.
-# Prints "ID:P,P ID:P,P".
+# ENDREBAL that closed the last rebalance, holds what describe says
+# (tests/group-settled.py, make bench's rule too).  Prints "ID:P,P ID:P,P".
 settled() {
 	local n=$1 nparts=$2 group=${3:-G}
 	shift 3 2>/dev/null || shift $#
 	tmq-group describe --json "$group" "$@" >"$BATS_TEST_TMPDIR/describe.json" &&
 	    tmq-dump -J -- "--group--$group" >"$BATS_TEST_TMPDIR/log.jsonl" &&
-	    python3 - "$n" "$nparts" "$BATS_TEST_TMPDIR/describe.json" \
-		"$BATS_TEST_TMPDIR/log.jsonl" <<-'EOF'
-		import json, sys
-		n, nparts = int(sys.argv[1]), int(sys.argv[2])
-		d = json.load(open(sys.argv[3]))
-		log = [json.loads(l) for l in open(sys.argv[4])]
-		def fail(why):
-		    print(why)
-		    sys.exit(1)
-		if d["state"] != "stable":
-		    fail("state %s" % d["state"])
-		members = {int(k): v for k, v in d["members"].items()}
-		if len(members) != n:
-		    fail("members %r, want %d" % (members, n))
-		owned = sorted(p for v in members.values() for p in v)
-		if owned != list(range(nparts)):
-		    fail("partitions owned: %r" % owned)
-		for p in d["partitions"]:
-		    if p["owner"] is None or p["partition"] not in members[p["owner"]]:
-		        fail("partition %r" % p)
-		# The rebalance in force ends at the first ENDREBAL after the last
-		# BEGINREBAL (each member past the end may write one).
-		begun = max([m["offset"] for m in log if m["type"] == "~~TWAIN~~BEGINREBAL"],
-		            default=-1)
-		ended = min([m["offset"] for m in log
-		             if m["type"] == "~~TWAIN~~ENDREBAL" and m["offset"] > begun],
-		            default=-1)
-		confirmed = {}
-		for m in log:
-		    if m["type"] == "~~TWAIN~~REBALCONFIRM":
-		        confirmed[m["key"]] = (m["offset"], sorted(m["payload"]["partitions"]))
-		for k, v in members.items():
-		    off, parts = confirmed.get(k, (-1, None))
-		    if off < ended or parts != sorted(v):
-		        fail("member %d confirmed %r at %d (ENDREBAL at %d), describe: %r"
-		             % (k, parts, off, ended, v))
-		print(" ".join("%d:%s" % (k, ",".join(map(str, v)))
-		               for k, v in sorted(members.items())))
-		EOF
+	    python3 "$BATS_TEST_DIRNAME/group-settled.py" "$n" "$nparts" \
+		"$BATS_TEST_TMPDIR/describe.json" "$BATS_TEST_TMPDIR/log.jsonl"
 }
 
 # require_ref: make the TwainMQ Python library (0.1.9) importable for the
