@@ -14,12 +14,12 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "consumer.h"
 #include "fstype.h"
 #include "grow.h"
+#include "monoclock.h"
 #include "partfile.h"
 #include "stop.h"
 
@@ -383,15 +383,6 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 	return 0;
 }
 
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Source i failed with e: when its network filesystem's server is away
  * and we run on, let go of its file (a descriptor that outlived the
  * connection can stay bad: EBADFD), try again later, and say so for the
@@ -415,7 +406,7 @@ away(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
 			    TMQ_OUTAGE_MAX_MS / 1000);
 	}
 	s->backoff_ms = tmq_outage_backoff(s->backoff_ms);
-	s->retry_at = mono_now() + s->backoff_ms / 1000.0;
+	s->retry_at = tmq_mono() + s->backoff_ms / 1000.0;
 	return 1;
 }
 
@@ -460,7 +451,7 @@ again:
 			 * with inotify watching, not until a change names it. */
 			if (s->stopped || s->dry || s->failed || s->idle)
 				continue;
-			if (s->away && mono_now() < s->retry_at) {
+			if (s->away && tmq_mono() < s->retry_at) {
 				s->dry = 1;
 				continue;
 			}

@@ -12,9 +12,9 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "monoclock.h"
 #include "output.h"
 #include "stop.h"
 
@@ -152,20 +152,11 @@ tmq_output_reader_gone(const struct tmq_output *o)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000 + (double)ts.tv_nsec / 1e6;
-}
-
 int
 tmq_output_wait_taken(struct tmq_output *o, int timeout_ms,
     struct tmq_error *e)
 {
-	double end = now_ms() + timeout_ms;
+	double end = (double)tmq_mono_ms() + timeout_ms;
 	int step = 1;
 
 	if (o->kind == TMQ_OUT_PLAIN)
@@ -182,7 +173,7 @@ tmq_output_wait_taken(struct tmq_output *o, int timeout_ms,
 			return -1;
 		if (taken == o->written)
 			return 1;
-		left = end - now_ms();
+		left = end - (double)tmq_mono_ms();
 		if (left <= 0)
 			return 0;
 		if (step > left)

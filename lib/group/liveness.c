@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dotdir.h"
@@ -33,6 +32,7 @@
 #include "idindex.h"
 #include "liveness.h"
 #include "modes.h"
+#include "monoclock.h"
 #include "regfile.h"
 #include "replace.h"
 
@@ -200,15 +200,6 @@ say_unvouched(const struct tmq_live_where *w, uint32_t id, int all,
 	w->notice(w->notice_arg, msg);
 }
 
-double
-tmq_live_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void
 tmq_live_beat(int fd)
 {
@@ -273,7 +264,7 @@ watch_says_stale(struct tmq_live_watch *w, int fd, uint64_t tag, uint32_t id)
 {
 	struct tmq_live_seen *s;
 	struct stat st;
-	double now = tmq_live_clock();
+	double now = tmq_mono();
 	long at;
 
 	if (fstat(fd, &st) < 0)

@@ -76,8 +76,6 @@ struct tmq_live_watch {
 };
 
 void tmq_live_watch_free(struct tmq_live_watch *w);
-/* Seconds on a monotonic clock. */
-double tmq_live_clock(void);
 /* Say we are alive: the file's modification time to now. */
 void tmq_live_beat(int fd);
 /* The session timeout written in the file of a held lock, or 0. */

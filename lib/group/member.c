@@ -20,6 +20,7 @@
 
 #include "liveness.h"
 #include "member.h"
+#include "monoclock.h"
 #include "stop.h"
 #include "timestamp.h"
 
@@ -336,7 +337,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		mb->tag = random64();
 		/* Locked before anyone can read our claim, so nobody ever
 		 * sees it without the lock. */
-		mb->last_beat = tmq_live_clock();
+		mb->last_beat = tmq_mono();
 		if (tmq_live_hold(mb->g.log.dirfd, mb->tag, mb->session,
 		    &mb->livefd, e) < 0) {
 			/* Not fatal: without its lock the member is one the
@@ -492,7 +493,7 @@ int
 tmq_member_due(const struct tmq_member *mb)
 {
 	return mb->has_id && mb->session > 0 &&
-	    tmq_live_clock() - mb->last_beat >= mb->session / BEATS;
+	    tmq_mono() - mb->last_beat >= mb->session / BEATS;
 }
 
 int
@@ -501,9 +502,9 @@ tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 	/* Beat first: after a stop, the others must see us again before
 	 * we read what they did meanwhile. */
 	if (mb->has_id && mb->session > 0 &&
-	    tmq_live_clock() - mb->last_beat >= mb->session / BEATS) {
+	    tmq_mono() - mb->last_beat >= mb->session / BEATS) {
 		tmq_live_beat(mb->livefd);
-		mb->last_beat = tmq_live_clock();
+		mb->last_beat = tmq_mono();
 	}
 	if (step(mb, e) < 0)
 		return -1;
@@ -525,7 +526,7 @@ tmq_member_timeout(const struct tmq_member *mb)
 		left = PROBE_PERIOD;	/* past the end: waiting for the living */
 	if (mb->session > 0) {
 		double beat = mb->last_beat + mb->session / BEATS -
-		    tmq_live_clock();
+		    tmq_mono();
 
 		if (beat < left)
 			left = beat > 0 ? beat : 0;

@@ -5,19 +5,10 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/file.h>
-#include <time.h>
 
 #include "filelock.h"
+#include "monoclock.h"
 #include "stop.h"
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* One try at the lock (fcntl F_OFD_SETLK, flock LOCK_NB): 0, or -1 with
  * errno, EAGAIN when another holds it. */
@@ -42,7 +33,7 @@ static int
 lock_soon(int fd, struct flock *fl)
 {
 	static int ran_out;
-	long long end = now_ms() + (ran_out ? 0 : TMQ_STOP_LOCK_MS);
+	long long end = tmq_mono_ms() + (ran_out ? 0 : TMQ_STOP_LOCK_MS);
 	int step = 1;
 
 	for (;;) {
@@ -50,7 +41,7 @@ lock_soon(int fd, struct flock *fl)
 			return 0;
 		if (errno != EAGAIN)
 			return -1;
-		if (now_ms() >= end || (poll(NULL, 0, step) < 0 &&
+		if (tmq_mono_ms() >= end || (poll(NULL, 0, step) < 0 &&
 		    errno == EINTR)) {
 			ran_out = 1;
 			errno = EINTR;

@@ -2,28 +2,27 @@
  * see it, so scripts and logs stay clean. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "monoclock.h"
 #include "progress.h"
 
 static int shown;
 static int tty = -1;
-static struct timespec last;
+static long long last;
 
 void
 tmq_progress(const char *fmt, ...)
 {
-	struct timespec now;
+	long long now;
 	va_list ap;
 
 	if (tty < 0)
 		tty = isatty(STDERR_FILENO);
 	if (!tty)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (shown && (now.tv_sec - last.tv_sec) * 1000 +
-	    (now.tv_nsec - last.tv_nsec) / 1000000 < 200)
+	now = tmq_mono_ms();
+	if (shown && now - last < 200)
 		return;
 	last = now;
 	fputs("\r\033[K", stderr);
