@@ -1,12 +1,16 @@
 #!/bin/sh
-# glusterfs.sh: a one-brick GlusterFS volume on this machine, mounted twice
-# through the FUSE client to stand for two machines sharing one root.
+# glusterfs.sh: a GlusterFS volume on this machine, mounted twice through
+# the FUSE client to stand for two machines sharing one root: one brick,
+# or with TMQ_GLUSTER_REPLICA=3 three replicas of it (replica 3, as
+# production volumes are made, its bricks beside each other).
 #
 #   glusterfs.sh up DIR     start it: DIR/a and DIR/b are the two mounts,
-#                           DIR/brick/v the brick (the truth the server holds)
+#                           DIR/brick/v the (first) brick, the truth the
+#                           server holds; DIR/brick2/v, DIR/brick3/v the
+#                           other replicas
 #   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
-#   glusterfs.sh brick-kill DIR   kill the brick (the server goes away)
-#   glusterfs.sh brick-start DIR  start it again, and wait until it serves
+#   glusterfs.sh brick-kill DIR   kill every brick (the server goes away)
+#   glusterfs.sh brick-start DIR  start them again, and wait until they serve
 #   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
 #
 # glusterd runs with a volfile and working directory of its own under DIR
@@ -17,6 +21,7 @@ set -u
 VOL=tmqtest
 ADDR=127.0.0.2
 G="gluster --mode=script"
+REPLICA=${TMQ_GLUSTER_REPLICA:-1}
 
 why() {
 	[ "$(id -u)" = 0 ] || { echo "not root"; return 1; }
@@ -33,11 +38,11 @@ why() {
 
 # wait_for SECONDS CMD...: run CMD until it succeeds, for at most SECONDS.
 wait_for() {
-	n=$(($1 * 10)); shift
-	while [ "$n" -gt 0 ]; do
+	wf_n=$(($1 * 10)); shift
+	while [ "$wf_n" -gt 0 ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1
-		n=$((n - 1))
+		wf_n=$((wf_n - 1))
 	done
 	return 1
 }
@@ -45,14 +50,21 @@ wait_for() {
 up() {
 	d=$1
 	PATH=/usr/sbin:/sbin:$PATH
-	mkdir -p "$d/wd" "$d/log" "$d/brick" "$d/a" "$d/b" || return 1
+	case $REPLICA in
+	1) bricks="$ADDR:$d/brick/v" ;;
+	3) bricks="replica 3 $ADDR:$d/brick/v $ADDR:$d/brick2/v $ADDR:$d/brick3/v" ;;
+	*) echo "TMQ_GLUSTER_REPLICA='$REPLICA': want 1 or 3" >&2; return 1 ;;
+	esac
+	mkdir -p "$d/wd" "$d/log" "$d/brick" "$d/brick2" "$d/brick3" "$d/a" \
+	    "$d/b" || return 1
 	sed -e "s|/var/lib/glusterd|$d/wd|" \
 	    -e "s|^end-volume|    option transport.socket.bind-address $ADDR\nend-volume|" \
 	    /etc/glusterfs/glusterd.vol >"$d/glusterd.vol" || return 1
 	glusterd -f "$d/glusterd.vol" -p "$d/glusterd.pid" \
 	    -l "$d/log/glusterd.log" || return 1
 	wait_for 60 $G pool list || { echo "glusterd does not answer" >&2; return 1; }
-	$G volume create $VOL $ADDR:"$d/brick/v" force >/dev/null &&
+	# shellcheck disable=SC2086
+	$G volume create $VOL $bricks force >/dev/null &&
 	$G volume start $VOL >/dev/null || return 1
 	for m in a b; do
 		wait_for 60 mount -t glusterfs -o log-file="$d/log/mnt-$m.log" \
@@ -83,24 +95,35 @@ down() {
 	rm -rf "$d"
 }
 
-# The brick's process (glusterfsd serving DIR's brick), or nothing.
-brick_pid() {
-	pgrep -f "glusterfsd.*$1/brick/v" | head -1
+# The bricks' processes (glusterfsd serving DIR's bricks), or nothing.
+brick_pids() {
+	pgrep -f "glusterfsd.*$1/brick[23]*/v" | tr '\n' ' '
 }
 
 brick_kill() {
-	pid=$(brick_pid "$1")
-	[ -n "$pid" ] || { echo "no brick process for $1" >&2; return 1; }
-	kill -KILL "$pid"
-	wait_for 30 sh -c "! kill -0 $pid 2>/dev/null"
+	pids=$(brick_pids "$1")
+	[ -n "$pids" ] || { echo "no brick process for $1" >&2; return 1; }
+	# shellcheck disable=SC2086
+	kill -KILL $pids
+	wait_for 30 sh -c "[ -z \"\$(pgrep -f 'glusterfsd.*$1/brick[23]*/v')\" ]"
+}
+
+# bricks_up DIR: every brick of DIR's volume has its process.
+bricks_up() {
+	[ "$(pgrep -f "glusterfsd.*$1/brick[23]*/v" | wc -l)" -ge "$REPLICA" ]
 }
 
 brick_start() {
 	PATH=/usr/sbin:/sbin:$PATH
-	$G volume start $VOL force >/dev/null || return 1
-	# (its process; the mounts find it again on their own)
-	wait_for 60 sh -c "pgrep -f 'glusterfsd.*$1/brick/v'" ||
-	    { echo "the brick does not come back" >&2; return 1; }
+	# A start soon after the kill can find glusterd still taking the
+	# bricks for running ("discovered already-running brick") and start
+	# none: ask again until their processes are there.
+	tries=12
+	until $G volume start $VOL force >/dev/null && wait_for 5 bricks_up "$1"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || { echo "the brick does not come back" >&2; return 1; }
+	done
+	# (the mounts find them again on their own)
 }
 
 case ${1-} in
