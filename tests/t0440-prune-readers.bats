@@ -31,9 +31,8 @@ put_n() {
 
 # days TOPIC P KEY: partition P gets 300,000 messages in a file of
 # 2026-11-24 (offsets 0-299999, far more than a pipe holds: tmq-get asks
-# for 1 MiB) and 10 in one of
-# 2026-11-25 (300000-300009), both put and then renamed to those days, and
-# 5 in today's file (300010-300014).
+# for 1 MiB) and 10 in one of 2026-11-25 (300000-300009), both put and
+# then renamed to those days, and 5 in today's file (300010-300014).
 days() {
 	local d="$TMQ_ROOT/$1" f
 	put_n "$1" "$3" 0 299999

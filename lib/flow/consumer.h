@@ -33,7 +33,6 @@ struct tmq_source {
 	double retry_at;
 };
 
-
 /* What the consumer keeps for each topic besides its definition. */
 struct tmq_ctopic {
 	struct tmq_dirlist dl;		/* the directory, listed once */

@@ -156,7 +156,7 @@ int
 tmq_output_wait_taken(struct tmq_output *o, int timeout_ms,
     struct tmq_error *e)
 {
-	double end = (double)tmq_mono_ms() + timeout_ms;
+	long long end = tmq_mono_ms() + timeout_ms, left;
 	int step = 1;
 
 	if (o->kind == TMQ_OUT_PLAIN)
@@ -166,14 +166,13 @@ tmq_output_wait_taken(struct tmq_output *o, int timeout_ms,
 	for (;;) {
 		struct pollfd p = { o->fd, 0, 0 };
 		uint64_t taken;
-		double left;
 		int r;
 
 		if (tmq_output_taken(o, &taken, e) < 0)
 			return -1;
 		if (taken == o->written)
 			return 1;
-		left = end - (double)tmq_mono_ms();
+		left = end - tmq_mono_ms();
 		if (left <= 0)
 			return 0;
 		if (step > left)

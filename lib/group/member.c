@@ -501,8 +501,7 @@ tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 {
 	/* Beat first: after a stop, the others must see us again before
 	 * we read what they did meanwhile. */
-	if (mb->has_id && mb->session > 0 &&
-	    tmq_mono() - mb->last_beat >= mb->session / BEATS) {
+	if (tmq_member_due(mb)) {
 		tmq_live_beat(mb->livefd);
 		mb->last_beat = tmq_mono();
 	}
