@@ -4,8 +4,8 @@
 # 127.0.0.2 and takes it down).  Producers and readers on both mounts at
 # once; the brick's files are the truth every reader is held to.  Not part
 # of `make check` (it needs root, /dev/fuse and glusterd): `make
-# check-shared` runs it, and CI does, twice: on a volume of one brick and
-# on a replica 3 volume (TMQ_GLUSTER_REPLICA=3: three bricks, each a whole
+# check-shared` runs it on a volume of one brick, and CI does; with
+# TMQ_GLUSTER_REPLICA=3 on a replica 3 volume (three bricks, each a whole
 # copy; the first is the truth read).  A partition index made on one mount
 # serves the other.  Each scenario runs RUNS times (TMQ_SHARED_RUNS,
 # default 10); every run must be clean.
