@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t0430-group-wait: tmq-group wait GROUP [--timeout DURATION], a barrier
+# t0435-group-wait: tmq-group wait GROUP [--timeout DURATION], a barrier
 # for cron stages.  It exits 0 once the group has committed every
 # partition up to the end it had when the wait began (what is put later is
 # not waited for), and on timeout prints the lag left per partition and
