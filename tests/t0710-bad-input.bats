@@ -736,15 +736,6 @@ PY
 	assert_line "0-$(date -u +%Y%m%d)_2.tmf"
 }
 
-# peak_kib COMMAND...: run COMMAND (output to out and err); its peak RSS
-# in KiB into $peak, its status into $status.
-peak_kib() {
-	status=0
-	/usr/bin/time -f %M -o "$BATS_TEST_TMPDIR/rss" "$@" >out 2>err ||
-	    status=$?
-	peak=$(tail -n 1 "$BATS_TEST_TMPDIR/rss")
-}
-
 @test "a planted typed payload that inflates to megabytes of small numbers costs each reader bounded memory, not a tree of it" {
 	local f
 	[ -x /usr/bin/time ] || skip "/usr/bin/time not found"
@@ -765,21 +756,21 @@ EOF
 	tmq-put -k 0 -T Order ev '{"after":1}'
 	peak_kib tmq-get -F '%o %y %s\n' ev
 	assert_equal "$status $(cut -c 1-20 out | tr '\n' ' ')" '0 0 Order {"a":[0,0,0, 1 Order {"after":1} '
-	[ "$peak" -lt 32768 ] || fail "tmq-get: $peak KiB"
+	assert_peak_below 32768 "tmq-get"
 	peak_kib tmq-get -J ev
 	# (the first line only: the second's timestamp is the time of the
 	# put, and its decimals are as many as it needs)
 	assert_equal "$status $(wc -l <out) $(head -n 1 out | wc -c)" "0 2 3000106"
-	[ "$peak" -lt 32768 ] || fail "tmq-get -J: $peak KiB"
+	assert_peak_below 32768 "tmq-get -J"
 	peak_kib tmq-dump --verify ev
 	assert_equal "$status $(cat out)" "0 1 files, 2 lines, 0 corrupt"
-	[ "$peak" -lt 32768 ] || fail "tmq-dump --verify: $peak KiB"
+	assert_peak_below 32768 "tmq-dump --verify"
 	# A copy of it through -J checks it again, as a typed payload.
 	tmq-topic create -p 2 -t Order,Refund ev2
 	tmq-get -J ev >ev.jsonl
 	peak_kib tmq-put -J --keep-time ev2 <ev.jsonl
 	assert_equal "$status $(cat err)" "0 "
-	[ "$peak" -lt 32768 ] || fail "tmq-put -J: $peak KiB"
+	assert_peak_below 32768 "tmq-put -J"
 	assert_equal "$(tmq-get -F '%o %y %s\n' ev2 | md5sum)" \
 	    "$(tmq-get -F '%o %y %s\n' ev | md5sum)"
 	# Nested deeper than a typed payload may be: refused, in bounded
@@ -787,7 +778,7 @@ EOF
 	python3 -c 'print("{\"a\":" + "[" * 500000 + "]" * 500000 + "}")' >deep
 	peak_kib tmq-put -T Order ev2 <deep
 	assert_equal "$status $(cat err)" "1 tmq-put: ev2: record 1: not strict JSON (-T Order): nested deeper than 32 at byte 37"
-	[ "$peak" -lt 32768 ] || fail "tmq-put: $peak KiB"
+	assert_peak_below 32768 "tmq-put"
 }
 
 @test "names and strings planted in the root reach no terminal raw: escaped in every message and listing" {
