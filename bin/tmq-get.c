@@ -1,22 +1,15 @@
 /* tmq-get: read messages from topics, once or following. */
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "autocommit.h"
 #include "cli.h"
-#include "consumer.h"
-#include "fstype.h"
-#include "groupconsumer.h"
 #include "keys.h"
 #include "output.h"
-#include "partlist.h"
 #include "position.h"
 #include "printer.h"
-#include "root.h"
+#include "readloop.h"
 #include "stop.h"
 #include "timespec.h"
 #include "timestamp.h"
@@ -145,38 +138,11 @@ static const struct tmq_cmd cmd = {
 	.opts = options,
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-	tmq_stop = 1;	/* and lib/'s long loops stop too */
-}
-
 static void
 print_notice(void *arg, const char *msg)
 {
 	(void)arg;
-	fflush(stdout);		/* what came before it, before it */
 	tmq_warn(&cmd, "%s", msg);
-}
-
-static int
-flush_output(void *arg)
-{
-	struct tmq_output *out = arg;
-
-	/* Output dropped on the way out (a signal, a reader that stopped
-	 * reading) is not an error: what the reader took is counted. */
-	return fflush(out->f) == 0 || out->interrupted ? 0 : -1;
-}
-
-static int
-output_taken(void *arg, uint64_t *bytes, struct tmq_error *e)
-{
-	return tmq_output_taken(arg, bytes, e);
 }
 
 /* The checks on the options that need them all: 0, or a usage error
@@ -242,200 +208,20 @@ check_usage(int argc)
 	return 0;
 }
 
-/* Check -P against one topic, opened once into the consumer (adding it
- * again later finds it there). */
-static int
-check_partitions(const struct opts *o, struct tmq_consumer *c, int rootfd,
-    const char *topic)
-{
-	struct tmq_error e;
-	size_t ti;
-	unsigned np;
-
-	if (o->parts.v == NULL && o->pos.kind != TMQ_POS_PAIRS)
-		return 0;
-	if (tmq_consumer_add_topic(c, rootfd, topic, &ti, &e) < 0)
-		return tmq_report(&cmd, &e), -1;
-	np = c->topics[ti].partitions;
-	if (o->parts.v != NULL &&
-	    tmq_partlist_check(o->parts.v, o->parts.n, np, &e) < 0) {
-		tmq_warn(&cmd, "%s: %s", topic, e.msg);
-		return -1;
-	}
-	/* (Sorted: the last is the largest.) */
-	if (o->pos.kind == TMQ_POS_PAIRS && o->pos.nat > 0 &&
-	    o->pos.at[o->pos.nat - 1].partition >= np) {
-		tmq_warn(&cmd, "%s: --from: partition %u does not exist (topic "
-		    "has %u)", topic, o->pos.at[o->pos.nat - 1].partition, np);
-		return -1;
-	}
-	return 0;
-}
-
-/* Is e a network filesystem's server gone away, for a reader that runs
- * on (fstype.h)?  fd: a descriptor on that filesystem. */
-static int
-outage(int fd, const struct tmq_error *e)
-{
-	return opt.follow && !stop && e->code == TMQ_ERR_SYS &&
-	    tmq_fs_outage(fd, e->sys);
-}
-
-/* Open the root and set the sources up: the topics' partitions, or the
- * group's share or fixed partitions.  When away is not NULL, a failure
- * because the root's server is away is not said, only set there. */
-static int
-setup(const struct opts *o, struct tmq_consumer *c, struct tmq_gconsumer *gc,
-    int argc, char **argv, int *away)
-{
-	struct tmq_error e;
-	int fd, i, rc = 0;
-
-	if (tmq_root_open_opt(o->root, 0, &fd, &e) < 0) {
-		if (away != NULL && e.code == TMQ_ERR_SYS &&
-		    tmq_outage_errno(e.sys) && opt.follow && !stop)
-			return *away = 1, -1;
-		return tmq_report(&cmd, &e), -1;
-	}
-	for (i = optind; i < argc && rc == 0; i++) {
-		if (check_partitions(o, c, fd, argv[i]) < 0) {
-			rc = -1;
-			break;
-		}
-		if (o->group == NULL)
-			rc = tmq_consumer_add(c, fd, argv[i], o->parts.v,
-			    o->parts.n, &e);
-		else if (o->parts.v != NULL)
-			rc = tmq_gc_fixed(gc, c, fd, o->group, argv[i],
-			    o->parts.v, o->parts.n, o->pos.kind == TMQ_POS_NOW,
-			    &e);
-		else
-			rc = tmq_gc_join(gc, c, fd, o->group, argv[i],
-			    o->pos.kind == TMQ_POS_NOW, (double)o->window, &e);
-		/* Told to stop meanwhile: whatever gave up (joining, a long
-		 * replay) did so on purpose. */
-		if (rc < 0 && away != NULL && outage(fd, &e))
-			*away = 1;
-		else if (rc < 0 && !stop)
-			tmq_report(&cmd, &e);
-	}
-	close(fd);
-	if (rc == 0 && o->group == NULL && tmq_consumer_seek(c, &o->pos, &e) < 0)
-		rc = stop ? -1 : (tmq_report(&cmd, &e), -1);
-	return rc;
-}
-
-/* What the consumer and the group's consumer are told before setup. */
+/* The options' places, freed. */
 static void
-prepare(struct tmq_consumer *c, struct tmq_gconsumer *gc)
+free_opts(void)
 {
-	c->have_until = opt.have_until;
-	c->until = opt.until;
-	c->notice = print_notice;
-	/* A follower (a member too) runs on: its server may go away and come
-	 * back (tmq(7), Shared file systems). */
-	c->retry_outages = opt.follow;
-	memset(gc, 0, sizeof *gc);
-	gc->lockfd = -1;
-	gc->reset = opt.reset;
-	gc->session = (double)opt.session;
-}
-
-/* What the group's consumer is told once it has joined: commits are for
- * what is read from then on. */
-static void
-prepare_commits(struct tmq_gconsumer *gc, struct tmq_output *out)
-{
-	gc->autocommit = opt.commit;
-	gc->flush = flush_output;
-	gc->flush_arg = out;
-	/* Commit only what the reader took, not what sits in a pipe. */
-	gc->taken = output_taken;
-	gc->taken_arg = out;
-}
-
-/* A member's group log failed with e.  When its server is away (outage),
- * say so once, and join the group again, as a new member, once the server
- * is back: the old membership's lock went with the connection, so its
- * partitions are the group's to give again, and what it printed without
- * committing is delivered again (at least once, as after a restart).
- * 1 when joined again; 0 when not (e said, or told to stop). */
-static int
-rejoined(struct tmq_consumer *c, struct tmq_gconsumer *gc,
-    struct tmq_autocommit *ac, struct tmq_output *out, int argc, char **argv,
-    struct tmq_error *e)
-{
-	int backoff = tmq_outage_backoff(0), away;
-
-	if (c->ntopics == 0 || !outage(c->topics[0].dirfd, e)) {
-		if (!stop)
-			tmq_report(&cmd, e);
-		return 0;
-	}
-	/* Said once: the consumer may have said it for a partition. */
-	if (c->away > 0)
-		tmq_warn(&cmd, "group %s: joining again once the server is "
-		    "back (what was not committed is read again)", opt.group);
-	else
-		tmq_warn(&cmd, "group %s: %s: its server is away: joining "
-		    "again once it is back (what was not committed is read "
-		    "again)", opt.group, e->msg);
-	fflush(out->f);
-	for (;;) {
-		/* (c and gc stay whole whenever we return: main ends them) */
-		poll(NULL, 0, backoff);
-		if (stop)
-			return 0;
-		tmq_gc_close(gc);
-		tmq_consumer_free(c);
-		if (tmq_consumer_init(c, e) < 0) {
-			tmq_report(&cmd, e);
-			return 0;
-		}
-		prepare(c, gc);
-		away = 0;
-		if (setup(&opt, c, gc, argc, argv, &away) == 0)
-			break;
-		if (!away)
-			return 0;	/* (said) */
-		backoff = tmq_outage_backoff(backoff);
-	}
-	prepare_commits(gc, out);
-	tmq_ac_init(ac, opt.commit, tmq_now());
-	tmq_warn(&cmd, "group %s: the server is back: joined again",
-	    opt.group);
-	return 1;
-}
-
-int
-main(int argc, char **argv)
-{
-	struct tmq_consumer c;
-	struct tmq_gconsumer gc;
-	struct tmq_error e;
-	struct tmq_msg *m = NULL;
-	struct tmq_output out;
-	struct sigaction sa;
-	struct tmq_autocommit ac;
-	uint64_t seen = 0;
-	double before, started;
-	int corrupt = 0, fatal = 1, rc, timeout, grouped, reader_gone = 0;
-	unsigned long c_failures;
-	size_t src;
-
-	tmq_start(&cmd);
-	started = tmq_now();	/* before --until is read: now is not before */
-	memset(&gc, 0, sizeof gc);
-	memset(&out, 0, sizeof out);
-	gc.lockfd = -1;
-	if ((rc = tmq_options(&cmd, argc, argv)) >= 0 ||
-	    (rc = check_usage(argc)) != 0) {
-		tmq_format_free(&opt.pr.fmt);
-		free(opt.parts.v);
-		free(opt.keysep);
+	tmq_format_free(&opt.pr.fmt);
+	free(opt.parts.v);
+	free(opt.keysep);
 	tmq_position_free(&opt.pos);
-		return rc;
-	}
+}
+
+/* What the options say: how to print, and what to read. */
+static void
+settle(struct tmq_readspec *s, int argc, char **argv)
+{
 	if (opt.given_f)
 		opt.pr.mode = TMQ_PRINT_FORMAT;
 	else if (opt.given_k) {
@@ -445,201 +231,103 @@ main(int argc, char **argv)
 		opt.pr.mode = TMQ_PRINT_JSON;
 	if (opt.null)
 		opt.pr.term = '\0';
-	if (opt.window == 0)
-		opt.window = DEFAULT_WINDOW;
-	if (opt.session == 0)
-		opt.session = DEFAULT_SESSION;
-	grouped = opt.group != NULL;
-	if (tmq_consumer_init(&c, &e) < 0) {
-		tmq_format_free(&opt.pr.fmt);
-		free(opt.parts.v);
-		free(opt.keysep);
-	tmq_position_free(&opt.pos);
-		return tmq_report(&cmd, &e);
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	s->root = opt.root;
+	s->group = opt.group;
+	s->topics = argv + optind;
+	s->ntopics = argc - optind;
+	s->parts = opt.parts.v;
+	s->nparts = opt.parts.n;
+	s->pos = &opt.pos;
+	s->have_until = opt.have_until;
+	s->until = opt.until;
+	s->count = opt.count;
+	s->follow = opt.follow;
+	s->commit = opt.commit;
+	s->window = opt.window ? (double)opt.window : DEFAULT_WINDOW;
+	s->session = opt.session ? (double)opt.session : DEFAULT_SESSION;
+	s->reset = opt.reset;
+	s->notice = print_notice;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tmq_readspec spec = { 0 };
+	struct tmq_readloop l;
+	struct tmq_output out = { 0 };
+	struct tmq_error e;
+	struct tmq_msg *m = NULL;
+	const struct tmq_topic *t;
+	enum tmq_turn turn;
+	int rc, fatal = 1, corrupt = 0, opened = 0, skipped = 0, gone;
+
+	tmq_start(&cmd);
+	spec.started = tmq_now();	/* before --until is read: now is not before */
+	if ((rc = tmq_options(&cmd, argc, argv)) >= 0 ||
+	    (rc = check_usage(argc)) != 0)
+		return free_opts(), rc;
+	settle(&spec, argc, argv);
+	tmq_stop_catch();
 	/* A member whose reader went away (| head) must still leave the
 	 * group, handing its partitions over: see EPIPE, not die of SIGPIPE. */
-	if (grouped)
+	if (spec.group != NULL)
 		signal(SIGPIPE, SIG_IGN);
 	if (tmq_output_open(&out, STDOUT_FILENO, 1 << 16, &e) < 0) {
 		tmq_report(&cmd, &e);
 		goto out;
 	}
-	prepare(&c, &gc);
-	if (setup(&opt, &c, &gc, argc, argv, NULL) < 0) {
-		if (stop)
+	opened = 1;
+	if (tmq_readloop_open(&l, &spec, &out, &e) < 0) {
+		if (tmq_stop)
 			fatal = 0;	/* a signal while setting up: exit 0 */
+		else
+			tmq_report(&cmd, &e);
 		goto out;
 	}
-	/* --until now (or later): the ends at the start, whatever the stamps
-	 * of what is already there (tmq_consumer_until_ends). */
-	if (!grouped && opt.have_until && opt.until >= started &&
-	    tmq_consumer_until_ends(&c, &e) < 0) {
-		tmq_report(&cmd, &e);
+	if ((m = malloc(sizeof *m)) == NULL)
 		goto out;
-	}
-	prepare_commits(&gc, &out);
-	fatal = 0;
-
-	m = malloc(sizeof *m);
-	if (m == NULL) {
-		fatal = 1;
-		goto out;
-	}
 	opt.pr.out = out.f;
-	tmq_ac_init(&ac, grouped && opt.commit, tmq_now());
-	while (!stop && (opt.count == 0 || seen < opt.count)) {
-		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
-			if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-				continue;
-			fatal = 1;
-			break;
-		}
-		/* The clock before the read: a message stamped before --until
-		 * that lands after this read is the only one the clock may cut
-		 * off, and only when its writer was that slow. */
-		before = tmq_now();
-		rc = tmq_consumer_next(&c, m, &src, &e);
-		if (rc == 1 && grouped && tmq_gc_due(&gc)) {
-			/* We may have been stopped long enough to lose this
-			 * partition: find out before printing more of it. */
-			if (tmq_gc_poll(&gc, &e) < 0) {
-				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-					continue;
-				fatal = 1;
-				break;
-			}
-			if (!tmq_gc_holds(&gc, m->partition))
-				continue;
-		}
-		if (rc == 1) {
-			tmq_print(&opt.pr, &c.topics[c.src[src].topic], m);
-			seen++;
-			if (grouped) {
-				if (ferror(out.f))
-					break;	/* not delivered: not ours to commit */
-				if (tmq_gc_delivered(&gc, m->partition, m->offset,
-				    tmq_output_pos(&out), &e) < 0) {
-					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-						continue;
-					fatal = 1;
-					break;
-				}
-				if (tmq_ac_count(&ac) &&
-				    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
-					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-						continue;
-					fatal = 1;
-					break;
-				}
-			}
-			continue;
-		}
-		if (rc == 2) {
+	fatal = 0;
+	while ((turn = tmq_readloop_next(&l, m, &t, &e)) != TMQ_TURN_END) {
+		if (turn == TMQ_TURN_RECORD)
+			tmq_print(&opt.pr, t, m);
+		else if (turn == TMQ_TURN_CORRUPT) {
 			fflush(out.f);
 			tmq_report(&cmd, &e);
 			corrupt = 1;
-			continue;
-		}
-		if (rc < 0) {
-			tmq_report(&cmd, &e);
-			fatal = 1;
-			break;
-		}
-		/* Nothing to read now. */
-		if (grouped) {
-			unsigned gen = gc.generation;
-
-			if (tmq_gc_poll(&gc, &e) < 0) {
-				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-					continue;
-				fatal = 1;
-				break;
-			}
-			if (tmq_ac_due(&ac, tmq_now()) &&
-			    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
-				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
-					continue;
-				fatal = 1;
-				break;
-			}
-			if (gc.generation != gen)
-				continue;	/* a new share: read it first */
-		}
-		if (tmq_consumer_done(&c) ||
-		    (!grouped && tmq_consumer_all_failed(&c)))
-			break;
-		/* Partitions that stay idle never pass --until by a message:
-		 * the clock ends them too, once all is read up to now. */
-		if (opt.have_until && before >= opt.until &&
-		    (!grouped || tmq_gc_settled(&gc)))
-			break;
-		if (!opt.follow && (!grouped || tmq_gc_settled(&gc)))
-			break;		/* drained */
-		/* Whoever reads our output sees everything before we sleep. */
-		if (fflush(out.f) != 0)
-			break;
-		/* A reader that went away (| head) while nothing came in is
-		 * not waited for until the next message would find it gone:
-		 * a member would hold its partitions, and what it left in the
-		 * pipe uncommitted, meanwhile (tail -f stops too). */
-		if (tmq_output_reader_gone(&out)) {
-			reader_gone = 1;
-			break;
-		}
-		timeout = grouped ? tmq_gc_timeout(&gc) : -1;
-		if (timeout < 0 || timeout > 1000)
-			timeout = 1000;
-		if (opt.have_until) {
-			double left = (opt.until - tmq_now()) * 1000;
-
-			if (left < timeout)
-				timeout = left > 0 ? (int)left + 1 : 0;
-		}
-		if (tmq_consumer_wait(&c, timeout, &e) < 0) {
-			tmq_report(&cmd, &e);
+		} else if (turn == TMQ_TURN_ERROR ||
+		    (turn == TMQ_TURN_IDLE && tmq_readloop_wait(&l, &e) < 0)) {
+			if (!tmq_stop)
+				tmq_report(&cmd, &e);
 			fatal = 1;
 			break;
 		}
 	}
-	if (ac.on && !fatal && !ferror(out.f) &&
-	    tmq_ac_wait_taken(&ac, &gc, &out, &e) < 0) {
-		tmq_report(&cmd, &e);
-		fatal = 1;
-	}
-	if (grouped && tmq_gc_finish(&gc, &e) < 0) {
+	if (tmq_readloop_finish(&l, &e) < 0) {
 		tmq_report(&cmd, &e);
 		fatal = 1;
 	}
 out:
-	c_failures = c.failures;
-	tmq_gc_close(&gc);
+	if (opened) {
+		skipped = tmq_readloop_skipped(&l);
+		tmq_readloop_free(&l);
+	}
 	free(m);
-	tmq_format_free(&opt.pr.fmt);
-	free(opt.parts.v);
-	free(opt.keysep);
-	tmq_position_free(&opt.pos);
-	tmq_consumer_free(&c);
-	if (tmq_output_close(&out) < 0) {
+	free_opts();
+	/* A reader that went away (| head -1) is no error: a member left
+	 * the group (handing its partitions over) and committed what the
+	 * reader took; then it ends as any reader does, by SIGPIPE. */
+	gone = tmq_output_reader_gone(&out);
+	if (tmq_output_close(&out) < 0 && !gone) {
 		tmq_warn(&cmd, "write error on standard output");
 		return TMQ_EXIT_FAIL;
+	}
+	if (gone) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
 	}
 	/* stdout itself, as every tool's, is checked at exit too. */
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
-	if (reader_gone) {
-		/* What the next write would have met: SIGPIPE, or for a
-		 * member (which ignores it, to leave the group) EPIPE. */
-		if (!grouped) {
-			signal(SIGPIPE, SIG_DFL);
-			raise(SIGPIPE);
-		}
-		tmq_warn(&cmd, "write error on standard output");
-		return TMQ_EXIT_FAIL;
-	}
-	return fatal || corrupt || c_failures ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
+	return fatal || corrupt || skipped ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;
 }

@@ -30,6 +30,7 @@ tmq_consumer_init(struct tmq_consumer *c, struct tmq_error *e)
 {
 	memset(c, 0, sizeof *c);
 	c->ifd = -1;
+	c->hup_fd = -1;
 	return tmq_dbatch_init(&c->batch, e);
 }
 
@@ -72,6 +73,7 @@ tmq_consumer_free(struct tmq_consumer *c)
 		close(c->ifd);
 	memset(c, 0, sizeof *c);
 	c->ifd = -1;
+	c->hup_fd = -1;
 }
 
 static int
@@ -648,10 +650,11 @@ check_removed(const struct tmq_consumer *c, struct tmq_error *e)
 int
 tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 {
-	struct pollfd p;
+	struct pollfd p[2];
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 	int rc;
+	nfds_t np = 0;
 
 	if (c->ifd < 0 && !c->poll_only) {
 		if (watch_all(c, e) < 0)
@@ -663,15 +666,23 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 			return 0;
 		}
 	}
+	/* A reader of our output that goes away ends the wait at once, as
+	 * tail -f's does (the caller looks at it next). */
+	if (c->hup_fd >= 0) {
+		p[np].fd = c->hup_fd;
+		p[np].events = 0;
+		p[np++].revents = 0;
+	}
 	if (c->poll_only) {
 		if (timeout_ms < 0 || timeout_ms > POLL_INTERVAL_MS)
 			timeout_ms = POLL_INTERVAL_MS;
-		poll(NULL, 0, timeout_ms);
+		poll(p, np, timeout_ms);
 		return check_removed(c, e);
 	}
-	p.fd = c->ifd;
-	p.events = POLLIN;
-	rc = poll(&p, 1, timeout_ms);
+	p[np].fd = c->ifd;
+	p[np].events = POLLIN;
+	p[np++].revents = 0;
+	rc = poll(p, np, timeout_ms);
 	if (rc < 0 && errno != EINTR)
 		return tmq_fail_errno(e, "poll");
 	while ((n = read(c->ifd, buf, sizeof buf)) > 0) {

@@ -65,6 +65,9 @@ struct tmq_consumer {
 	 * once, rather than failed; away counts those that are. */
 	int retry_outages;
 	size_t away;
+	/* A descriptor whose POLLERR or POLLHUP ends a wait at once (the
+	 * output's, when its reader may go away), or -1. */
+	int hup_fd;
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;

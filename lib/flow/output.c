@@ -64,6 +64,7 @@ cookie_write(void *arg, const char *buf, size_t n)
 			}
 			/* What went out before the error counts; stdio
 			 * takes the short count as the error. */
+			o->err = errno;
 			return done > 0 ? (ssize_t)done : -1;
 		}
 		done += (size_t)w;
@@ -89,6 +90,7 @@ tmq_output_open(struct tmq_output *o, int fd, size_t bufsize,
 	o->fd = fd;
 	o->written = o->known = 0;
 	o->interrupted = 0;
+	o->err = 0;
 	o->kind = TMQ_OUT_PLAIN;
 	if (fstat(fd, &st) == 0) {
 		if (S_ISFIFO(st.st_mode)) {
@@ -147,9 +149,17 @@ tmq_output_reader_gone(const struct tmq_output *o)
 {
 	struct pollfd p = { o->fd, 0, 0 };
 
+	if (o->err == EPIPE)
+		return 1;
 	if (o->kind == TMQ_OUT_PLAIN)
 		return 0;
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+int
+tmq_output_hup_fd(const struct tmq_output *o)
+{
+	return o->kind == TMQ_OUT_PLAIN ? -1 : o->fd;
 }
 
 int

@@ -21,6 +21,7 @@ struct tmq_output {
 	uint64_t known;		/* taken, as last seen with the reader there */
 	int interrupted;	/* stopping (tmq_stop), the reader took nothing
 				 * for a while: the rest was dropped */
+	int err;		/* the errno of the write that failed, or 0 */
 };
 
 /* A buffered stream over fd (not closed at the end).  A signal does not
@@ -40,8 +41,12 @@ uint64_t tmq_output_pos(const struct tmq_output *o);
  * has gone, what was seen taken before then holds. */
 int tmq_output_taken(struct tmq_output *o, uint64_t *taken,
     struct tmq_error *e);
-/* The reader has gone (a pipe or socket whose other end is closed). */
+/* The reader has gone (a pipe or socket whose other end is closed), or a
+ * write found it gone (EPIPE). */
 int tmq_output_reader_gone(const struct tmq_output *o);
+/* A descriptor whose poll(2) says when the reader goes (POLLERR, POLLHUP),
+ * or -1 where no reader can go (a file, a terminal). */
+int tmq_output_hup_fd(const struct tmq_output *o);
 /* Wait up to timeout_ms for the reader to take all that was written:
  * 1 when it has (at once for files), 2 when the reader has gone, 0 when
  * the time is up, -1 on error. */

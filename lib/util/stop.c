@@ -1,4 +1,24 @@
 /* stop.c: the stop flag (see stop.h). */
+#include <string.h>
+
 #include "stop.h"
 
 volatile sig_atomic_t tmq_stop;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	tmq_stop = 1;
+}
+
+void
+tmq_stop_catch(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}

@@ -9,4 +9,8 @@
 
 extern volatile sig_atomic_t tmq_stop;
 
+/* SIGINT and SIGTERM set tmq_stop from now on (no SA_RESTART: a call
+ * that waits returns, and its loop sees the flag). */
+void tmq_stop_catch(void);
+
 #endif

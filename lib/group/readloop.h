@@ -1,0 +1,90 @@
+/* readloop.h: tmq-get's reading, as one call that gives the next turn:
+ * a record to print, a corrupt line to say, an idle turn, a rejoin, the
+ * end or an error.  It owns what reading as a member takes besides the
+ * printing: polling the group's log, dropping what a rebalance took away
+ * before it is printed (fencing), joining again after the root's server
+ * was away, counting what was delivered and committing it (--commit), and
+ * at the end waiting for the reader to take what is in the pipe and
+ * leaving the group.  Without a group it reads the topics as a consumer
+ * (consumer.h) from a position, up to --until, once or following.
+ *
+ * The caller prints each record before its next call: a record counts as
+ * delivered, and as the reader's to commit, once the next call finds its
+ * output written (readturn.h holds the loop's decisions, pure). */
+#ifndef TMQ_READLOOP_H
+#define TMQ_READLOOP_H
+
+#include <stdint.h>
+
+#include "autocommit.h"
+#include "consumer.h"
+#include "groupconsumer.h"
+#include "output.h"
+#include "position.h"
+
+/* What to read, and how: tmq-get's options. */
+struct tmq_readspec {
+	const char *root;		/* -d, or NULL ($TMQ_ROOT, ...) */
+	const char *group;		/* -g, or NULL */
+	char *const *topics;		/* with a group, exactly one */
+	int ntopics;
+	const unsigned *parts;		/* -P (sorted), or NULL */
+	unsigned nparts;
+	const struct tmq_position *pos;	/* --from */
+	int have_until;
+	double until;
+	double started;			/* when the tool started (--until now) */
+	uint64_t count;			/* -n, or 0 */
+	int follow, commit;
+	double window, session;		/* a member's (seconds) */
+	enum tmq_reset reset;		/* --offset-reset */
+	/* Notices for stderr: a partition skipped, the server away. */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
+};
+
+enum tmq_turn {
+	TMQ_TURN_RECORD,	/* m, of topic *t: print it before the next call */
+	TMQ_TURN_CORRUPT,	/* a line that cannot be read (e): reading goes on */
+	TMQ_TURN_IDLE,		/* nothing to read now: tmq_readloop_wait */
+	TMQ_TURN_REJOINED,	/* joined the group again (said) */
+	TMQ_TURN_END,		/* nothing more: drained, -n, --until, stopped */
+	TMQ_TURN_ERROR,		/* e (unsaid when tmq_stop is set) */
+};
+
+struct tmq_readloop {
+	const struct tmq_readspec *spec;
+	struct tmq_output *out;
+	struct tmq_consumer c;
+	struct tmq_gconsumer gc;
+	struct tmq_autocommit ac;
+	int grouped;
+	int pending;		/* a record was returned, not yet delivered */
+	unsigned ppartition;	/* its partition and offset */
+	uint64_t poffset;
+	uint64_t seen;		/* records returned */
+	double before;		/* the clock before the last read */
+	int wait_ms;		/* the idle turn's wait */
+	int reader_gone;	/* ended because the reader went away */
+	int failed;		/* ended on an error (a partition's included) */
+};
+
+/* Open the root and the sources (a group joined, its partitions fixed,
+ * or the topics' partitions from spec->pos).  On failure: -1 and e,
+ * unsaid when tmq_stop was set meanwhile (then nothing failed).  l is
+ * whole either way: end it with tmq_readloop_free. */
+int tmq_readloop_open(struct tmq_readloop *l, const struct tmq_readspec *spec,
+    struct tmq_output *out, struct tmq_error *e);
+/* The next turn; m is the caller's (records are decoded into it). */
+enum tmq_turn tmq_readloop_next(struct tmq_readloop *l, struct tmq_msg *m,
+    const struct tmq_topic **t, struct tmq_error *e);
+/* After TMQ_TURN_IDLE: wait for more, up to the turn's bound. */
+int tmq_readloop_wait(struct tmq_readloop *l, struct tmq_error *e);
+/* After TMQ_TURN_END: give the reader what is in the pipe and commit it
+ * (--commit), then leave the group. */
+int tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e);
+/* Whether partitions were skipped as unreadable (said as notices). */
+int tmq_readloop_skipped(const struct tmq_readloop *l);
+void tmq_readloop_free(struct tmq_readloop *l);
+
+#endif
