@@ -50,10 +50,22 @@ static const struct tmq_cmd cmd = {
 /* What a pair is called in messages: "pair" (operands) or "line". */
 static const char *where = "pair";
 
+/* Operands: every bad pair is said.  Standard input: only the first, and
+ * its number is kept (first), for what comes before it is committed. */
+struct badness {
+	int first_only;
+	unsigned long first;	/* the first bad pair's number, or 0 */
+};
+
 static void
 say_bad(void *arg, const struct tmq_cpair *pr, const char *msg)
 {
-	(void)arg;
+	struct badness *b = arg;
+
+	if (b->first != 0 && b->first_only)
+		return;
+	if (b->first == 0)
+		b->first = pr->recno;
 	tmq_warn(&cmd, "%s %lu: %s", where, pr->recno, msg);
 }
 
@@ -110,12 +122,14 @@ commit(struct tmq_group *g)
 	return rc < 0 ? (tmq_report(&cmd, &e), -1) : 0;
 }
 
-/* Check what was taken and, unless a pair was bad (now or before: bad),
- * write it as one COMMIT; then start afresh.  After a bad pair the rest is
- * still checked, so that every bad pair is reported. */
+/* Check what was taken and write it as one COMMIT; then start afresh.
+ * Operands (bad is where a pair was bad already): nothing unless every
+ * pair is good, and every bad pair is said.  Standard input (upto): the
+ * pairs before the first bad one are committed, and that one is said. */
 static int
-flush_pairs(struct target *tg, int bad)
+flush_pairs(struct target *tg, int bad, int upto)
 {
+	struct badness b = { .first_only = upto };
 	struct tmq_error e;
 	size_t i;
 	int rc = 0, checked;
@@ -125,13 +139,23 @@ flush_pairs(struct target *tg, int bad)
 	for (i = 0; i < pairs.n; i++)
 		if (pairs.v[i].bad != NULL)
 			bad = 1;
-	if (!tg->open && open_target(tg, bad) < 0)
+	/* (Quiet when nothing can be written anyway.) */
+	if (!tg->open &&
+	    open_target(tg, bad && (!upto || pairs.v[0].bad != NULL)) < 0)
 		rc = -1;
 	checked = tmq_cpairs_check(&pairs, tg->open ? &tg->t : NULL, say_bad,
-	    NULL, &e);
+	    &b, &e);
 	if (checked < 0)
 		tmq_report(&cmd, &e);
-	if (checked != 0 || (rc == 0 && !bad && commit(&tg->g) < 0))
+	if (checked == 1 && upto) {
+		/* What came before the first bad pair is good: commit it. */
+		for (i = 0; i < pairs.n && pairs.v[i].recno < b.first; i++)
+			;
+		pairs.n = i;
+		if (rc == 0 && pairs.n > 0 && commit(&tg->g) < 0)
+			rc = -1;
+		rc = -1;
+	} else if (checked != 0 || (rc == 0 && !bad && commit(&tg->g) < 0))
 		rc = -1;
 	tmq_cpairs_clear(&pairs);
 	return rc;
@@ -139,8 +163,9 @@ flush_pairs(struct target *tg, int bad)
 
 /* Pairs from stdin, one a line.  A batch is committed whenever the input
  * has nothing more ready (and at its end), so that `tmq-get -f ... |
- * tmq-commit G` commits as it goes.  After a bad line nothing more is
- * written; the rest is still read, to report every bad line. */
+ * tmq-commit G` commits as it goes.  A bad line ends it: the good pairs
+ * before it are committed, and nothing more is read, so that the pipeline
+ * before it ends too (its writes fail) rather than run on uncommitted. */
 static int
 read_pairs(struct target *tg)
 {
@@ -162,13 +187,17 @@ read_pairs(struct target *tg)
 			break;
 		}
 		if (rc == TMQ_REC_WAIT) {
-			if (flush_pairs(tg, bad) < 0)
+			if (flush_pairs(tg, 0, 1) < 0) {
 				bad = 1;
+				break;
+			}
 			continue;
 		}
 		if (rc == TMQ_REC_TOOLONG) {
-			if (take(NULL, NULL, rr.recno) < 0)
+			if (take(NULL, NULL, rr.recno) < 0) {
 				bad = 1;
+				break;
+			}
 			continue;
 		}
 		memcpy(line, rec, n);
@@ -179,11 +208,14 @@ read_pairs(struct target *tg)
 		b = strtok_r(NULL, " \t\r", &save);
 		if (b == NULL || strtok_r(NULL, " \t\r", &save) != NULL)
 			a = NULL;
-		if (take(a, b, rr.recno) < 0)
+		if (take(a, b, rr.recno) < 0) {
 			bad = 1;
+			break;
+		}
 	}
 	tmq_records_close(&rr);
-	if (flush_pairs(tg, bad) < 0)
+	/* (After a failure to read, what was read whole is good.) */
+	if (flush_pairs(tg, 0, 1) < 0)
 		bad = 1;
 	return bad ? -1 : 0;
 }
@@ -210,7 +242,7 @@ main(int argc, char **argv)
 			if (take(argv[i], argv[i + 1],
 			    (unsigned long)(i - optind) / 2 + 1) < 0)
 				bad = 1;
-		if (flush_pairs(&dest, bad) < 0)
+		if (flush_pairs(&dest, bad, 0) < 0)
 			bad = 1;
 	} else if (read_pairs(&dest) < 0)
 		bad = 1;

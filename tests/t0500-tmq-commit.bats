@@ -2,8 +2,9 @@
 # t0500-tmq-commit: tmq-commit records committed offsets for a group: pairs
 # as arguments or one a line on stdin (as tmq-get -F '%p %o\n' prints
 # them), done-up-to offsets or --next positions, the highest per partition
-# winning, one COMMIT under key 0, and nothing written at all when any pair
-# is bad.  Groups the library made (no topic recorded) need -t.
+# winning, one COMMIT under key 0.  Operands: nothing written at all when
+# any pair is bad.  Standard input: a bad line ends it, the good lines
+# before it committed.  Groups the library made (no topic recorded) need -t.
 
 load test_helper
 
@@ -176,50 +177,69 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 	assert_output "$before"
 }
 
-@test "a malformed line on stdin: nothing written, not even the good lines" {
+@test "a bad line on stdin ends tmq-commit: the good lines before it are committed, the bad one said, nothing after it read" {
 	make_group
-	before=$(log_length)
-	run --separate-stderr tmq-commit G < <(printf '0 1\n1 2 3\n')
+	run --separate-stderr tmq-commit G < <(printf '0 1\n1 2 3\n0 5\n')
 	assert_fails_with "tmq-commit: line 2: want PARTITION OFFSET"
-	run --separate-stderr tmq-commit G < <(printf '0 1\n2\n')
+	run committed
+	assert_output "0=2 1=0 2=0 3=0"
+	run --separate-stderr tmq-commit G < <(printf '1 1\n2\n')
 	assert_fails_with "tmq-commit: line 2: want PARTITION OFFSET"
 	run --separate-stderr tmq-commit G < <(printf '0 x\n')
 	assert_fails_with "tmq-commit: line 1: 'x': not a number"
-	run log_length
-	assert_output "$before"
 	run committed
-	assert_output "0=0 1=0 2=0 3=0"
-	# Every bad line is named.
+	assert_output "0=2 1=2 2=0 3=0"
+	# Only the first bad line is said: nothing after it is read.
+	before=$(log_length)
 	run --separate-stderr tmq-commit G < <(printf 'a b\n0 1\nc\n')
 	assert_equal "$status" 1
-	assert_equal "$stderr" "tmq-commit: line 1: 'a': not a number
-tmq-commit: line 3: want PARTITION OFFSET"
+	assert_equal "$stderr" "tmq-commit: line 1: 'a': not a number"
+	run log_length
+	assert_output "$before"
 }
 
-@test "every bad pair is reported, in input order, whatever is wrong with it" {
+@test "a pair on stdin past the topic's partitions or end ends tmq-commit likewise, what came before it committed" {
 	make_group
 	end=$(end_of 0)
-	before=$(log_length)
-	printf '7 7\n0 999\n1 y\n0 1\nfoo\n0 %s\n' "$end" >"$BATS_TEST_TMPDIR/in"
+	printf '1 3\n2 4\n0 999\n1 y\n3 1\n' >"$BATS_TEST_TMPDIR/in"
 	run --separate-stderr tmq-commit G <"$BATS_TEST_TMPDIR/in"
 	assert_equal "$status" 1
 	assert_output ""
-	assert_equal "$stderr" "tmq-commit: line 1: partition 7 does not exist (topic has 4)
-tmq-commit: line 2: partition 0: offset 999 is beyond the end ($end)
-tmq-commit: line 3: 'y': not a number
-tmq-commit: line 5: want PARTITION OFFSET
-tmq-commit: line 6: partition 0: offset $end is beyond the end ($end)"
-	# The same pairs as operands.
-	run --separate-stderr tmq-commit G 7 7 0 999 1 y 0 1 0 "$end"
-	assert_equal "$status" 1
-	assert_equal "$stderr" "tmq-commit: pair 1: partition 7 does not exist (topic has 4)
-tmq-commit: pair 2: partition 0: offset 999 is beyond the end ($end)
-tmq-commit: pair 3: 'y': not a number
-tmq-commit: pair 5: partition 0: offset $end is beyond the end ($end)"
-	run log_length
-	assert_output "$before"
+	assert_equal "$stderr" "tmq-commit: line 3: partition 0: offset 999 is beyond the end ($end)"
 	run committed
-	assert_output "0=0 1=0 2=0 3=0"
+	assert_output "0=0 1=4 2=5 3=0"
+	run --separate-stderr tmq-commit G < <(printf '3 2\n7 7\n')
+	assert_equal "$stderr" "tmq-commit: line 2: partition 7 does not exist (topic has 4)"
+	run committed
+	assert_output "0=0 1=4 2=5 3=3"
+}
+
+@test "in a pipeline, a handler's stray line ends the pipeline whole: the good pairs committed, tmq-commit exits 1, the member at once" {
+	make_group
+	# The handler passes the pairs on and, at the third, a stray line.
+	# (A shell loop: awk may wait for a buffer's worth of input.)
+	bash -c 'tmq-get -g G2 --window 1 -f -F "%p %o\n" ev 2>"$0/get.err" |
+	    bash -c "n=0; while read -r l; do n=\$((n + 1));
+	        [ \$n = 3 ] && echo stray; echo \"\$l\"; done" 2>/dev/null |
+	    tmq-commit G2 2>"$0/commit.err"; echo "${PIPESTATUS[*]}" >"$0/rc"' \
+	    "$BATS_TEST_TMPDIR" 3>&- &
+	wait_for test -s "$BATS_TEST_TMPDIR/commit.err"
+	# tmq-commit has ended: the handler's next write fails, and the
+	# member (following) finds its reader gone without waiting for
+	# another message.
+	tmq-put -k 1 ev one-more
+	wait_for test -s "$BATS_TEST_TMPDIR/rc"
+	run cat "$BATS_TEST_TMPDIR/rc"
+	# (the member and the handler end by SIGPIPE, as a reader's writers do)
+	assert_output "141 141 1"
+	run cat "$BATS_TEST_TMPDIR/commit.err"
+	assert_output "tmq-commit: line 3: want PARTITION OFFSET"
+	run cat "$BATS_TEST_TMPDIR/get.err"
+	assert_output ""
+	# The two pairs before the stray line are committed (the first of
+	# two partitions, read in turn), nothing after it.
+	run committed G2
+	assert_output "0=1 1=1 2=0 3=0"
 }
 
 @test "nothing on stdin: nothing written" {
