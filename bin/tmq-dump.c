@@ -189,6 +189,12 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 			    has, ts);
 		}
 		rc |= dump_line(d, t, p, cur.name, &l, l.offset - cur.first + 1);
+		/* A write that failed ends the dump at once, as cat's does
+		 * (said at exit, closing standard output). */
+		if (ferror(stdout)) {
+			rc = -1;
+			break;
+		}
 	}
 	if (checking)
 		rc |= check_end(d, t, &chk);
@@ -222,7 +228,7 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 		}
 		rc = dump_partition(d, &t, &dl, pf.partition, file);
 	} else
-		for (p = 0; p < t.partitions; p++) {
+		for (p = 0; p < t.partitions && !ferror(stdout); p++) {
 			r = dump_partition(d, &t, &dl, p, NULL);
 			if (r < 0 || rc < 0)
 				rc = -1;
@@ -326,7 +332,7 @@ main(int argc, char **argv)
 	if (optind == argc) {
 		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0)
 			return tmq_report(&cmd, &e);
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && !ferror(stdout); i++) {
 			rc = dump_topic(&run, fd, names[i], NULL);
 			if (rc < 0)
 				bad = 1;
@@ -335,7 +341,7 @@ main(int argc, char **argv)
 		}
 		tmq_names_free(names, n);
 	} else
-		for (; optind < argc; optind++) {
+		for (; optind < argc && !ferror(stdout); optind++) {
 			if (fd < 0 && strchr(argv[optind], '/') == NULL) {
 				tmq_report(&cmd, &e);
 				bad = 1;

@@ -1043,3 +1043,16 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_success
 	assert_output ""
 }
+
+@test "a write that fails stops each reader at once, as cat's does: tmq-get, -J, tmq-dump and tmq-dump -J read a buffer's worth, not the topic" {
+	local size
+	tmq-topic create -p 1 big
+	seq 1 200000 | tmq-put big
+	size=$(cat "$TMQ_ROOT"/big/*.tmf | wc -c)
+	[ "$size" -gt 4000000 ]
+	for c in "tmq-get big" "tmq-get -J big" "tmq-dump big" "tmq-dump -J big"; do
+		# (read_at_most stops a command that reads past its bound)
+		read_at_most 1048576 bash -c "exec $c >/dev/full"
+		assert_equal "$c: $status $(cat err)" "$c: 1 ${c%% *}: write error on standard output"
+	done
+}
