@@ -10,6 +10,7 @@
 #include "follow.h"
 #include "grow.h"
 #include "keys.h"
+#include "message.h"
 #include "names.h"
 #include "producer.h"
 #include "records.h"
@@ -168,9 +169,8 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 		if (rc == TMQ_REC_WAIT)
 			continue;
 		if (rc == TMQ_REC_TOOLONG) {
-			tmq_warn(&cmd, "%s: %s %lu: longer than %u bytes",
-			    pp->prod.topic->name, what, rr.recno,
-			    TMQ_PAYLOAD_MAX);
+			tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name,
+			    what, rr.recno, TMQ_TOO_LARGE);
 			tmq_producer_skip(&pp->prod);
 			pp->bad = 1;
 			continue;
@@ -228,8 +228,8 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 			else if (++batch < FOLLOW_BATCH)
 				continue;
 		} else if (r == TMQ_FOLLOW_TOOLONG) {
-			tmq_warn(&cmd, "%s: %s: a line longer than %u bytes "
-			    "skipped", t->name, follow, TMQ_PAYLOAD_MAX);
+			tmq_warn(&cmd, "%s: %s: a line skipped: %s", t->name,
+			    follow, TMQ_TOO_LARGE);
 			pp->bad = 1;
 			continue;
 		}

@@ -488,22 +488,33 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	big=$(head -c 6000 /dev/urandom | base64 -w0)
 	run --separate-stderr tmq-put ev < <(printf 'before\n%s\nafter\n' "$big")
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: record 2: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	assert_regex "$stderr" '^tmq-put: ev: record 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
 	run tmq-get ev
 	assert_output $'before\nafter'
 	run --separate-stderr tmq-put ev one "$big" three
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: message 2: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	assert_regex "$stderr" '^tmq-put: ev: message 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
 	run tmq-get -o 2 ev
 	assert_output $'one\nthree'
 	run --separate-stderr tmq-put -b -l ev < <(head -c 5000 /dev/urandom)
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: record 1: line would be [0-9]+ bytes, over the 4096-byte limit$'
+	assert_regex "$stderr" '^tmq-put: ev: record 1: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
 	run tmq-get -F '.' ev
 	assert_output '....'
 	# Every line on disk is within the limit.
 	run bash -c "awk 'length(\$0) >= 4096' \"\$TMQ_ROOT\"/ev/*.tmf | wc -l"
 	assert_output '0'
+}
+
+@test "tmq-put: a payload too large is told in one message, whatever its size: the line's limit and what fits" {
+	mk ev
+	head -c 10000000 /dev/urandom >r10
+	head -c 3000000 /dev/urandom >r3
+	for f in r10 r3; do
+		run --separate-stderr tmq-put -b -l ev <"$f"
+		assert_failure 1
+		assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)'
+	done
 }
 
 @test "tmq-put: a line of exactly 4096 bytes is put, one of 4097 is not" {
@@ -518,7 +529,7 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	assert_equal "$stderr" ''
 	run --separate-stderr tmq-put -b -l ev <r2
 	assert_failure 1
-	assert_equal "$stderr" 'tmq-put: ev: record 1: line would be 4097 bytes, over the 4096-byte limit'
+	assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)'
 	run bash -c "awk '{ print length(\$0) + 1 }' \"\$TMQ_ROOT\"/ev/*.tmf"
 	assert_output 4096
 	tmq-get -F '%s' ev >out

@@ -37,6 +37,13 @@ struct tmq_codec {
 int tmq_codec_init(struct tmq_codec *c, struct tmq_error *e);
 void tmq_codec_free(struct tmq_codec *c);
 
+/* What a payload too large for a message is told, however it was found
+ * (longer than the reader takes, or encoding past the line): the real
+ * limit, the line's, and what fits in it. */
+#define TMQ_TOO_LARGE "too large for a message: its line would be over " \
+	"the 4096-byte limit (about 3200 bytes of random data fit; more of " \
+	"text that compresses)"
+
 /* Encode one line (newline included) into out, of at most outcap bytes.
  * Returns the line's length, or -1 when the line would be longer than
  * outcap (the caller passes TMQ_LINE_MAX to enforce the limit). */
