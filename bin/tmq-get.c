@@ -28,7 +28,8 @@ struct opts {
 	struct tmq_partsel parts;	/* -P, when given */
 	char *keysep;			/* -K, escapes resolved */
 	unsigned given_k, given_f, given_j;	/* the order -K, -F, -J came */
-	uint64_t count, window, session;
+	uint64_t count;
+	double window, session;
 	double until;
 	int null, follow, commit, json;
 	unsigned have_until, have_from, have_reset;
@@ -108,13 +109,13 @@ static const struct tmq_option options[] = {
 	{ .lng = "commit", .whole = 1,
 	    .help = "with -g: commit what the reader took (at exit, and every "
 	    "second or 1000 messages)", .flag = &opt.commit },
-	{ .lng = "window", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
+	{ .lng = "window", .arg = "DURATION", .kind = TMQ_ARG_WORD,
 	    .help = "with -g: length of the rebalances this member starts "
-	    "(default 5)", .num = &opt.window, .min = 1, .max = 86400 },
-	{ .lng = "session-timeout", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
+	    "(default 5s)", .secs = &opt.window, .min = 1, .max = 86400 },
+	{ .lng = "session-timeout", .arg = "DURATION", .kind = TMQ_ARG_WORD,
 	    .help = "with -g: a member silent this long (stopped, or blocked "
-	    "on its output) loses its partitions (default 45)",
-	    .num = &opt.session, .min = 1, .max = 86400 },
+	    "on its output) loses its partitions (default 45s)",
+	    .secs = &opt.session, .min = 1, .max = 86400 },
 	{ .lng = "offset-reset", .arg = "POLICY", .kind = TMQ_ARG_POLICY,
 	    .whole = 1,
 	    .help = "with -g: a committed offset out of range reads from start "
@@ -128,7 +129,7 @@ static const struct tmq_cmd cmd = {
 	.name = "tmq-get",
 	.usage = "[-0fJ] [-o POS] [--until TIME] [-n N] [-P N[,N...]] "
 	    "[-K SEP | -F FMT] TOPIC...\n"
-	    "-g GROUP [--commit] [--window SECONDS] [--session-timeout SECONDS] "
+	    "-g GROUP [--commit] [--window DURATION] [--session-timeout DURATION] "
 	    "[--offset-reset POLICY] "
 	    "[-0fJ] [-o start|now] [-n N] [-P N[,N...]] [-K SEP | -F FMT] "
 	    "TOPIC",
@@ -243,8 +244,8 @@ settle(struct tmq_readspec *s, int argc, char **argv)
 	s->count = opt.count;
 	s->follow = opt.follow;
 	s->commit = opt.commit;
-	s->window = opt.window ? (double)opt.window : DEFAULT_WINDOW;
-	s->session = opt.session ? (double)opt.session : DEFAULT_SESSION;
+	s->window = opt.window > 0 ? opt.window : DEFAULT_WINDOW;
+	s->session = opt.session > 0 ? opt.session : DEFAULT_SESSION;
 	s->reset = opt.reset;
 	s->notice = print_notice;
 }

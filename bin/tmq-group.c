@@ -49,7 +49,8 @@ struct args {
 	double timeout;			/* wait --timeout, seconds */
 	struct tmq_position to;
 	int64_t shift;
-	uint64_t maxlag, window;
+	uint64_t maxlag;
+	double window;
 	int rootfd, sub;
 };
 
@@ -94,9 +95,9 @@ static const struct tmq_option options[] = {
 	    .help = "exit 1 when a partition lags by more than N",
 	    .on = TMQ_ON(DESCRIBE), .num = &args.maxlag, .max = UINT64_MAX,
 	    .given = &args.have_maxlag },
-	{ .lng = "window", .arg = "SECONDS", .kind = TMQ_ARG_WORD,
-	    .help = "how long members have to answer (default 5)",
-	    .on = TMQ_ON(REBALANCE), .num = &args.window, .min = 1,
+	{ .lng = "window", .arg = "DURATION", .kind = TMQ_ARG_WORD,
+	    .help = "how long members have to answer (default 5s)",
+	    .on = TMQ_ON(REBALANCE), .secs = &args.window, .min = 1,
 	    .max = 86400 },
 	{ .lng = "to", .arg = "POS", .kind = TMQ_ARG_RESET, .whole = 1,
 	    .help = "start, now, OFFSET, -N (N before the end), or a TIME "
@@ -586,7 +587,7 @@ do_rebalance(struct args *a, const char *name)
 
 	if (load(a, name, &g, NULL) < 0)
 		return TMQ_EXIT_FAIL;
-	rc = tmq_group_begin_rebalance(&g, (double)a->window, &e);
+	rc = tmq_group_begin_rebalance(&g, a->window, &e);
 	tmq_group_close(&g);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }

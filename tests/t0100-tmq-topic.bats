@@ -1360,7 +1360,7 @@ make_old_topic() {
 	run --separate-stderr tmq-topic prune old
 	assert_usage_error tmq-topic "prune needs --before DATE"
 	run --separate-stderr tmq-topic prune old --before yesterday
-	assert_usage_error tmq-topic "--before: 'yesterday': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-topic "--before: 'yesterday': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	run --separate-stderr tmq-topic prune nosuch --before 1d
 	assert_fails_with "tmq-topic: nosuch: no such topic"
 }
@@ -1380,7 +1380,7 @@ make_old_topic() {
 	assert_usage_error tmq-topic "--before: '1767398400': a bare number is not a time (write @1767398400 for Unix seconds)"
 	for f in 7x d -d @ @1e9 @-5 1.5d 2026-01-03T; do
 		run --separate-stderr tmq-topic prune old --before "$f"
-		assert_usage_error tmq-topic "--before: '$f': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+		assert_usage_error tmq-topic "--before: '$f': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	done
 	run --separate-stderr tmq-topic prune old --before 36600000d
 	assert_usage_error tmq-topic "--before: '36600000d': too long ago (at most 100 years: 36525d)"

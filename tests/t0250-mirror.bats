@@ -128,7 +128,7 @@ EOF
 	assert_success
 	assert_output ""
 	run --separate-stderr tmq-group reset G --to 0=1
-	assert_usage_error tmq-group "--to: '0=1': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-group "--to: '0=1': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 }
 
 # --- tmq-put -J --keep-offsets ------------------------------------------

@@ -515,9 +515,9 @@ for l in open("out.jsonl"):
 	assert_usage_error tmq-get "--until: '$now': a bare number is not a time (write @$now for Unix seconds)"
 	for f in 1x 1.5h @ @1e9 h; do
 		run --separate-stderr tmq-get --until "$f" ev
-		assert_usage_error tmq-get "--until: '$f': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+		assert_usage_error tmq-get "--until: '$f': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 		run --separate-stderr tmq-get --from "$f" ev
-		assert_usage_error tmq-get "--from: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+		assert_usage_error tmq-get "--from: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	done
 	run --separate-stderr tmq-get --until 36600000d ev
 	assert_usage_error tmq-get "--until: '36600000d': too long ago (at most 100 years: 36525d)"
@@ -943,15 +943,15 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	run --separate-stderr tmq-get
 	assert_usage_error tmq-get 'missing topic'
 	run --separate-stderr tmq-get -o bogus ev
-	assert_usage_error tmq-get "--from: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-get "--from: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	run --separate-stderr tmq-get -o -x ev
 	assert_usage_error tmq-get "--from: '-x': bad position (-N wants a count)"
 	run --separate-stderr tmq-get -o 99999999999999999999 ev
 	assert_usage_error tmq-get "--from: '99999999999999999999': offset too large"
 	run --separate-stderr tmq-get -o 2026-13-01 ev
-	assert_usage_error tmq-get "--from: '2026-13-01': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-get "--from: '2026-13-01': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	run --separate-stderr tmq-get --until bogus ev
-	assert_usage_error tmq-get "--until: 'bogus': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-get "--until: 'bogus': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	run --separate-stderr tmq-get -n 0 ev
 	assert_usage_error tmq-get "-n: '0': out of range (1 to 18446744073709551615)"
 	run --separate-stderr tmq-get -n 18446744073709551616 ev
@@ -982,7 +982,7 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_fails_with "tmq-get: 'G.twc': bad group name (must not end in '.twc')"
 	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
 	run --separate-stderr tmq-get -o . ev
-	assert_usage_error tmq-get "--from: '.': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-get "--from: '.': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	[ ! -e "$TMQ_ROOT/--group--G.twc" ]
 	run --separate-stderr tmq-get --foll -n 2 ev
 	assert_success
@@ -1055,4 +1055,51 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 		read_at_most 1048576 bash -c "exec $c >/dev/full"
 		assert_equal "$c: $status $(cat err)" "$c: 1 ${c%% *}: write error on standard output"
 	done
+}
+
+@test "durations in one grammar: 1.5h, 1h30m, 2h30m, 1w, 90s ago in --from and --until; pieces out of order, twice or unitless refused" {
+	aged_topic tt
+	for f in 1.5h 1h30m 90s 90m -1.5h; do
+		run --separate-stderr tmq-get --from "$f" tt
+		assert_equal "$f: $status $output" "$f: 0 new"
+	done
+	for f in 2h30m 1w 1w2d 3h 0.2d; do
+		run --separate-stderr tmq-get --from "$f" tt
+		assert_equal "$f: $status $(tr '\n' ' ' <<<"$output")" "$f: 0 old new "
+	done
+	run --separate-stderr tmq-get --until 1h30m tt
+	assert_equal "$status $output" "0 old"
+	for f in 30m1h 1h1h 1.h .5h h 1x 1h30 1H; do
+		run --separate-stderr tmq-get --from "$f" tt
+		assert_usage_error tmq-get "--from: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
+	done
+	run --separate-stderr tmq-get --from 5218w tt
+	assert_usage_error tmq-get "--from: '5218w': too long ago (at most 100 years: 36525d)"
+}
+
+@test "kcat's millisecond forms: --from s@MS and --until e@MS" {
+	aged_topic tt
+	run --separate-stderr tmq-get --from "s@$(((now - 3600) * 1000))" tt
+	assert_equal "$status $output" "0 new"
+	run --separate-stderr tmq-get --until "e@$(((now - 3600) * 1000))" tt
+	assert_equal "$status $output" "0 old"
+	run --separate-stderr tmq-get --from "s@$(((now - 7200) * 1000))" -F '%m %s\n' tt
+	assert_equal "$status ${lines[0]}" "0 $(((now - 7200) * 1000)) old"
+	run --separate-stderr tmq-get --from s@12x tt
+	assert_usage_error tmq-get "--from: 's@12x': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
+}
+
+@test "--from a bare number past every partition's end says so, with the ends, and how a time is written" {
+	tmq-topic create -p 3 ev
+	tmq-put -k 1 ev a b
+	p=$(tmq-topic partition ev 1)
+	run --separate-stderr tmq-get --from 1764400000 ev
+	assert_success
+	assert_output ""
+	assert_equal "$stderr" "tmq-get: --from 1764400000 is past every partition's end ($(for q in 0 1 2; do [ "$q" = "$p" ] && printf '%s=2' "$q" || printf '%s=0' "$q"; [ "$q" = 2 ] || printf ' '; done)); a time is written @1764400000"
+	# At an end, or before one: nothing said.
+	run --separate-stderr tmq-get --from 2 ev
+	assert_equal "$status $stderr" "0 "
+	run --separate-stderr tmq-get --from 1 ev
+	assert_equal "$status $output $stderr" "0 b "
 }

@@ -180,7 +180,7 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	run --separate-stderr tmq-group reset G
 	assert_usage_error tmq-group "reset needs --to or --shift-by"
 	run --separate-stderr tmq-group reset G --to bogus
-	assert_usage_error tmq-group "--to: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+	assert_usage_error tmq-group "--to: 'bogus': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	run --separate-stderr tmq-group rebalance G --window 0
 	assert_equal "$status" 2
 	[[ $stderr == "tmq-group: --window: "* ]]
@@ -786,7 +786,7 @@ p1 at 3500"
 	assert_usage_error tmq-group "--to: '$now.5': a bare number with a fraction is not a position (write @$now.5 for Unix seconds)"
 	for f in 1x 1.5h @ @1e9 h; do
 		run --separate-stderr tmq-group reset G --to "$f"
-		assert_usage_error tmq-group "--to: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)"
+		assert_usage_error tmq-group "--to: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	done
 }
 
@@ -1479,5 +1479,20 @@ print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log
 	run ls -A "$BATS_TEST_TMPDIR/out"
 	assert_output ''
 	run --separate-stderr tmq-group describe G
+	assert_success
+}
+
+@test "--window and --session-timeout are durations of tmq(7), from 1 s to a day" {
+	tmq-topic create ev
+	tmq-put ev a
+	run --separate-stderr tmq-get -g G --window 1.5s --session-timeout 1m ev
+	assert_equal "$status $output $stderr" "0 a "
+	run --separate-stderr tmq-get -g G --window 0.5 ev
+	assert_usage_error tmq-get "--window: '0.5': out of range (1 s to 86400 s)"
+	run --separate-stderr tmq-get -g G --session-timeout 1d1s ev
+	assert_usage_error tmq-get "--session-timeout: '1d1s': out of range (1 s to 86400 s)"
+	run --separate-stderr tmq-get -g G --session-timeout 5x ev
+	assert_usage_error tmq-get "--session-timeout: '5x': bad duration (want seconds, or numbers with units w, d, h, m and s, longest first: 90s, 10m, 1.5h, 1h30m, 1d, 1w)"
+	run --separate-stderr tmq-group rebalance G --window 1m30s
 	assert_success
 }

@@ -208,9 +208,9 @@ print(got)'
 	run --separate-stderr tmq-group wait
 	assert_usage_error tmq-group "wait: missing group"
 	run --separate-stderr tmq-group wait G --timeout 5x
-	assert_usage_error tmq-group "--timeout: '5x': bad duration (want seconds, or a number and s, m, h or d: 90s, 10m, 2h, 1d)"
+	assert_usage_error tmq-group "--timeout: '5x': bad duration (want seconds, or numbers with units w, d, h, m and s, longest first: 90s, 10m, 1.5h, 1h30m, 1d, 1w)"
 	run --separate-stderr tmq-group wait G --timeout -1
-	assert_usage_error tmq-group "--timeout: '-1': bad duration (want seconds, or a number and s, m, h or d: 90s, 10m, 2h, 1d)"
+	assert_usage_error tmq-group "--timeout: '-1': bad duration (want seconds, or numbers with units w, d, h, m and s, longest first: 90s, 10m, 1.5h, 1h30m, 1d, 1w)"
 	run --separate-stderr tmq-group describe G --timeout 1
 	assert_usage_error tmq-group "--timeout is for wait, not describe"
 	run --separate-stderr tmq-group wait nosuch

@@ -923,18 +923,18 @@ EOF
 
 @test "bad times and formats: --from, --until, -F" {
 	check_table <<'EOF'
-from-word | tmq-get --from yesterday ev | 2 | tmq-get: --from: 'yesterday': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-from-month-13 | tmq-get --from 2026-13-01 ev | 2 | tmq-get: --from: '2026-13-01': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-from-feb-30 | tmq-get --from 2026-02-30 ev | 2 | tmq-get: --from: '2026-02-30': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-from-apr-31 | tmq-get --from 2026-04-31T00:00:00Z ev | 2 | tmq-get: --from: '2026-04-31T00:00:00Z': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-from-hour-25 | tmq-get --from 2026-11-25T25:00 ev | 2 | tmq-get: --from: '2026-11-25T25:00': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-from-at-word | tmq-get --from @noon ev | 2 | tmq-get: --from: '@noon': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
+from-word | tmq-get --from yesterday ev | 2 | tmq-get: --from: 'yesterday': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+from-month-13 | tmq-get --from 2026-13-01 ev | 2 | tmq-get: --from: '2026-13-01': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+from-feb-30 | tmq-get --from 2026-02-30 ev | 2 | tmq-get: --from: '2026-02-30': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+from-apr-31 | tmq-get --from 2026-04-31T00:00:00Z ev | 2 | tmq-get: --from: '2026-04-31T00:00:00Z': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+from-hour-25 | tmq-get --from 2026-11-25T25:00 ev | 2 | tmq-get: --from: '2026-11-25T25:00': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+from-at-word | tmq-get --from @noon ev | 2 | tmq-get: --from: '@noon': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
 from-tail-word | tmq-get --from -x ev | 2 | tmq-get: --from: '-x': bad position (-N wants a count)
-until-word | tmq-get --until soon ev | 2 | tmq-get: --until: 'soon': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-until-feb-29 | tmq-get --until 2026-02-29 ev | 2 | tmq-get: --until: '2026-02-29': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
+until-word | tmq-get --until soon ev | 2 | tmq-get: --until: 'soon': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+until-feb-29 | tmq-get --until 2026-02-29 ev | 2 | tmq-get: --until: '2026-02-29': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
 until-empty | tmq-get --until '' ev | 2 | tmq-get: --until: empty time
-until-short-zone | tmq-get --until 2026-11-25T10:00+1 ev | 2 | tmq-get: --until: '2026-11-25T10:00+1': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
-until-two-points | tmq-get --until 1.2.3 ev | 2 | tmq-get: --until: '1.2.3': bad time (want ISO 8601, @SECONDS, or a duration ago such as 90s, 15m, 1h, 7d or -1h)
+until-short-zone | tmq-get --until 2026-11-25T10:00+1 ev | 2 | tmq-get: --until: '2026-11-25T10:00+1': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
+until-two-points | tmq-get --until 1.2.3 ev | 2 | tmq-get: --until: '1.2.3': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)
 format-directive | tmq-get -F '%z' ev | 2 | tmq-get: bad format: unknown directive '%z'
 format-percent-at-end | tmq-get -F 'x%' ev | 2 | tmq-get: bad format: '%' at the end
 format-escape | tmq-get -F '\q' ev | 2 | tmq-get: bad format: unknown escape '\q'

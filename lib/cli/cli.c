@@ -390,7 +390,7 @@ places(const struct tmq_option *o)
 {
 	return (o->flag != NULL) + (o->str != NULL) + (o->num != NULL) +
 	    (o->parts != NULL) + (o->words != NULL) + (o->time != NULL) +
-	    (o->pos != NULL) + (o->call != NULL);
+	    (o->secs != NULL) + (o->pos != NULL) + (o->call != NULL);
 }
 
 /* A table that would let an option through unchecked, or refuse it
@@ -461,6 +461,14 @@ store(const struct tmq_cmd *cmd, const struct tmq_option *o, const char *arg)
 		rc = tmq_split(arg, ',', &o->words->v, &o->words->n, &e);
 	} else if (o->time != NULL)
 		rc = tmq_timespec_parse(arg, tmq_now(), o->time, &e);
+	else if (o->secs != NULL) {
+		rc = tmq_duration_parse(arg, o->secs, &e);
+		if (rc == 0 && (*o->secs < (double)o->min ||
+		    *o->secs > (double)o->max))
+			rc = tmq_fail(&e, "'%s': out of range (%llu s to %llu s)",
+			    arg, (unsigned long long)o->min,
+			    (unsigned long long)o->max);
+	}
 	else if (o->pos != NULL)
 		rc = tmq_position_parse(arg, o->pos, &e);
 	else

@@ -72,6 +72,8 @@ struct tmq_option {
 	struct tmq_partsel *parts;	/* a partition list (partlist.h) */
 	struct tmq_words *words;	/* a ','-separated list of words */
 	double *time;			/* a time of tmq(7) TIMES */
+	double *secs;			/* a duration (timespec.h), in
+					 * [min, max] seconds */
 	struct tmq_position *pos;	/* a position (position.h) */
 	/* The odd one: the argument to check and keep as it likes; on
 	 * failure, e says why. */

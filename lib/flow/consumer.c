@@ -337,6 +337,35 @@ tmq_consumer_seek_source(struct tmq_consumer *c, size_t i, uint64_t offset,
 	return 0;
 }
 
+/* --from OFFSET past every partition's end is most often a time written
+ * without its '@' (tmq-get --from 1764400000): say so, with the ends (the
+ * first few), and read on as asked. */
+static void
+past_ends(struct tmq_consumer *c, uint64_t offset)
+{
+	char ends[200];
+	size_t i, len = 0;
+	uint64_t end;
+
+	ends[0] = '\0';
+	for (i = 0; i < c->nsrc; i++) {
+		if (c->src[i].failed || tmq_lr_end(&c->src[i].lr, &end, NULL) < 0 ||
+		    end >= offset)
+			return;
+		if (i < 8)
+			len += (size_t)snprintf(ends + len, sizeof ends - len,
+			    "%s%u=%llu", i ? " " : "", c->src[i].partition,
+			    (unsigned long long)end);
+		else if (i == 8)
+			len += (size_t)snprintf(ends + len, sizeof ends - len,
+			    " ...");
+	}
+	if (c->nsrc > 0)
+		notice(c, "--from %llu is past every partition's end (%s); a "
+		    "time is written @%llu", (unsigned long long)offset, ends,
+		    (unsigned long long)offset);
+}
+
 int
 tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
     struct tmq_error *e)
@@ -344,6 +373,8 @@ tmq_consumer_seek(struct tmq_consumer *c, const struct tmq_position *p,
 	size_t i;
 
 	tmq_dbatch_reset(&c->batch);
+	if (p->kind == TMQ_POS_OFFSET)
+		past_ends(c, p->n);
 	for (i = 0; i < c->nsrc; i++) {
 		struct tmq_source *s = &c->src[i];
 		uint64_t end;

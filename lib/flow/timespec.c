@@ -11,43 +11,73 @@
 #define MAX_DAYS 36525
 #define MAX_AGO ((double)MAX_DAYS * 86400)
 
+/* The units of a duration, longest first: each piece of one is a number
+ * and a unit, the units in this order, each once ("1h30m", "1.5h", "1w"). */
+static const struct { char c; double secs; } units[] = {
+	{ 'w', 7 * 86400 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 },
+	{ 's', 1 },
+};
+#define NUNITS (sizeof units / sizeof units[0])
+
+/* Parse s (no sign) as pieces of NUMBER[.FRACTION]UNIT: 0 with *secs, or
+ * -1 when it is not of that shape.  Exact for whole numbers; a piece
+ * past 100 years is held at just past it (the caller says too long). */
+static int
+pieces(const char *s, double *secs)
+{
+	size_t next = 0, u;
+	double total = 0;
+
+	if (*s == '\0')
+		return -1;
+	while (*s != '\0') {
+		double v = 0, scale = 1;
+		size_t dig = strspn(s, "0123456789"), frac = 0;
+
+		if (dig == 0)
+			return -1;
+		if (s[dig] == '.') {
+			frac = strspn(s + dig + 1, "0123456789");
+			if (frac == 0)
+				return -1;
+		}
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((v = v * 10 + (*s - '0')) > 2 * MAX_AGO)
+				v = 2 * MAX_AGO;
+		if (*s == '.')
+			for (s++; *s >= '0' && *s <= '9'; s++)
+				v += (*s - '0') * (scale /= 10);
+		for (u = next; u < NUNITS && units[u].c != *s; u++)
+			;
+		if (u == NUNITS)
+			return -1;	/* no unit, or one out of order */
+		total += v * units[u].secs;
+		if (total > 2 * MAX_AGO)
+			total = 2 * MAX_AGO;
+		next = u + 1;
+		s++;
+	}
+	*secs = total;
+	return 0;
+}
+
 int
 tmq_timespec_is_duration(const char *s)
 {
-	size_t n;
+	double secs;
 
-	if (*s == '-')
-		s++;
-	n = strlen(s);
-	return n > 1 && strchr("smhd", s[n - 1]) != NULL &&
-	    strspn(s, "0123456789") == n - 1;
+	return pieces(*s == '-' ? s + 1 : s, &secs) == 0;
 }
 
 static int
 duration(const char *s, double *secs, const char *toolong,
     struct tmq_error *e)
 {
-	const char *d = *s == '-' ? s + 1 : s;
-	size_t n = strlen(d);
-	double v = 0, unit;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i++) {
-		v = v * 10 + (d[i] - '0');
-		if (v > MAX_AGO)
-			return tmq_fail(e, "'%s': %s (at most 100 years: "
-			    "%dd)", s, toolong, MAX_DAYS);
-	}
-	switch (d[n - 1]) {
-	case 's': unit = 1; break;
-	case 'm': unit = 60; break;
-	case 'h': unit = 3600; break;
-	default: unit = 86400; break;
-	}
-	if (v * unit > MAX_AGO)
+	if (pieces(*s == '-' ? s + 1 : s, secs) < 0)
+		return tmq_fail(e, "'%s': bad duration", s);
+	if (*secs > MAX_AGO)
 		return tmq_fail(e, "'%s': %s (at most 100 years: "
 		    "%dd)", s, toolong, MAX_DAYS);
-	*secs = v * unit;
 	return 0;
 }
 
@@ -90,6 +120,17 @@ tmq_timespec_parse(const char *s, double now, double *t, struct tmq_error *e)
 		return tmq_fail(e, "'%s': bad time (want %s)", s,
 		    TMQ_TIMESPEC_WANT);
 	}
+	/* kcat's -o s@MS and e@MS: Unix milliseconds. */
+	if ((s[0] == 's' || s[0] == 'e') && s[1] == '@') {
+		size_t dig = strspn(s + 2, "0123456789");
+
+		if (dig > 0 && s[2 + dig] == '\0' && dig <= 16) {
+			*t = strtod(s + 2, NULL) / 1000;
+			return 0;
+		}
+		return tmq_fail(e, "'%s': bad time (want %s)", s,
+		    TMQ_TIMESPEC_WANT);
+	}
 	if (seconds(s))
 		return tmq_fail(e, "'%s': a bare number is not a time (write "
 		    "@%s for Unix seconds)", s, s);
@@ -111,6 +152,6 @@ tmq_duration_parse(const char *s, double *secs, struct tmq_error *e)
 			    "%dd)", s, MAX_DAYS);
 		return 0;
 	}
-	return tmq_fail(e, "'%s': bad duration (want seconds, or a number "
-	    "and s, m, h or d: 90s, 10m, 2h, 1d)", s);
+	return tmq_fail(e, "'%s': bad duration (want %s)", s,
+	    TMQ_DURATION_WANT);
 }
