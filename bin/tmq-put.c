@@ -23,6 +23,8 @@ static struct tmq_producer_opts po;
 static const char *root, **files;	/* --file names, in argv */
 static const char *follow;		/* --follow FILE */
 static size_t nfiles, files_cap;
+static uint64_t partition;		/* -p */
+static unsigned given_partition;
 static int whole, null, bytes;
 
 static int
@@ -53,6 +55,10 @@ static const struct tmq_option options[] = {
 	    "time): skip what is stored, refuse gaps", .flag = &po.keep_offsets },
 	{ .lng = "key", .shrt = 'k', .arg = "KEY", .kind = TMQ_ARG_WORD,
 	    .help = "the key of every message", .str = &po.key },
+	{ .lng = "partition", .shrt = 'p', .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "every message to partition N, whatever its key picks",
+	    .num = &partition, .max = UINT32_MAX - 1,
+	    .given = &given_partition },
 	{ .lng = "key-delimiter", .shrt = 'K', .arg = "SEP",
 	    .kind = TMQ_ARG_WORD, .help = "each record is KEY SEP PAYLOAD",
 	    .str = &po.keydelim_arg },
@@ -74,12 +80,12 @@ static const struct tmq_option options[] = {
 
 static const struct tmq_cmd cmd = {
 	.name = "tmq-put",
-	.usage = "[-0l] [-k KEY | -K SEP] [-b | -T NAME] [--sync] [-F FILE]... "
-	    "TOPIC [MESSAGE...]\n"
-	    "[-0] -J [--keep-time | --keep-offsets] [--sync] TOPIC "
+	.usage = "[-0l] [-k KEY | -K SEP] [-p N] [-b | -T NAME] [--sync] "
+	    "[-F FILE]... TOPIC [MESSAGE...]\n"
+	    "[-0] -J [-p N] [--keep-time | --keep-offsets] [--sync] TOPIC "
 	    "[MESSAGE...]\n"
-	    "[-0] [-k KEY | -K SEP | -J] [-b | -T NAME] [--sync] --follow FILE "
-	    "TOPIC",
+	    "[-0] [-k KEY | -K SEP | -J] [-p N] [-b | -T NAME] [--sync] "
+	    "--follow FILE TOPIC",
 	.summary = "Append messages to a topic: the MESSAGE operands, else one "
 	    "per line of standard input.",
 	.operands = "topic",
@@ -298,6 +304,11 @@ check_usage(struct tmq_producer_opts *o, int nops)
 		return tmq_usage_error(&cmd, "--keep-time needs -J");
 	if (o->keep_offsets && !o->json)
 		return tmq_usage_error(&cmd, "--keep-offsets needs -J");
+	if (o->keep_offsets && given_partition)
+		return tmq_usage_error(&cmd, "-p and --keep-offsets do not go "
+		    "together (each record keeps its own partition)");
+	o->have_partition = given_partition != 0;
+	o->partition = (unsigned)partition;
 	/* A JSON record carries its own key and type. */
 	if (o->json && (o->key != NULL || o->keydelim_arg != NULL ||
 	    o->ptype != TMQ_TEXT || whole))

@@ -1306,3 +1306,20 @@ EOF
 	run tmq-get ev
 	assert_output ''
 }
+
+@test "tmq-put -p N: every message to partition N, its key kept, whatever the key picks; a partition out of range refused, nothing written" {
+	mk ev -p 4
+	run --separate-stderr tmq-put -p 2 -k 7 ev a b
+	assert_success
+	printf '5:c\n9:d\n' | tmq-put -p 2 -K: ev
+	tmq-put -p 2 -J ev '{"key":3,"payload":"e"}'
+	run tmq-get -F '%p %o %k %s\n' ev
+	assert_output $'2 0 7 a\n2 1 7 b\n2 2 5 c\n2 3 9 d\n2 4 3 e'
+	run --separate-stderr tmq-put -p 4 ev x
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: partition 4 does not exist (topic has 4)"
+	run --separate-stderr tmq-put -p 1 -J --keep-offsets ev </dev/null
+	assert_usage_error tmq-put "-p and --keep-offsets do not go together (each record keeps its own partition)"
+	run tmq-get -F '.' ev
+	assert_output '.....'
+}

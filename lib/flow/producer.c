@@ -58,6 +58,13 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 		tmq_key_from_u64(t->key_width, 0, p->fixed_key);
 	p->fixed_partition = tmq_partition_of(t->key_width, p->fixed_key,
 	    t->partitions);
+	if (o->have_partition) {
+		if (o->partition >= t->partitions)
+			return tmq_fail(e, "%s: partition %u does not exist "
+			    "(topic has %u)", t->name, o->partition,
+			    t->partitions);
+		p->fixed_partition = o->partition;
+	}
 	p->recs = calloc(BATCH_RECS, sizeof *p->recs);
 	if (p->recs == NULL)
 		return tmq_fail(e, "out of memory");
@@ -167,8 +174,8 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		if (tmq_jsonin_parse(&h->jin, t, rec, n, &jm, e) < 0)
 			return -1;
 		key = jm.key;
-		r->partition = tmq_partition_of(t->key_width, key,
-		    t->partitions);
+		r->partition = p->o.have_partition ? p->o.partition :
+		    tmq_partition_of(t->key_width, key, t->partitions);
 		if (p->o.keep_offsets) {
 			if (jm.partition != r->partition)
 				return tmq_fail(e, "partition %u is not the one "
@@ -201,8 +208,8 @@ encode_one(struct tmq_phalf *h, struct tmq_prec *r, struct tmq_error *e)
 		    e) < 0)
 			return -1;
 		key = keybuf;
-		r->partition = tmq_partition_of(t->key_width, key,
-		    t->partitions);
+		r->partition = p->o.have_partition ? p->o.partition :
+		    tmq_partition_of(t->key_width, key, t->partitions);
 		n -= (size_t)(d - rec) + p->delimlen;
 		rec = d + p->delimlen;
 	}

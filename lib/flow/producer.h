@@ -27,6 +27,9 @@ struct tmq_producer_opts {
 	/* --keep-offsets (with json): each record's partition and offset
 	 * kept, its timestamp too (offsetcopy.h). */
 	int keep_offsets;
+	/* -p: every record to this partition, its key kept (kcat's -p). */
+	int have_partition;
+	unsigned partition;
 	/* Told of each record refused, in input order. */
 	void (*reject)(void *arg, unsigned long recno, const char *msg);
 	void *arg;
