@@ -56,6 +56,7 @@ struct args {
 	int dry;
 	uint64_t partitions;
 	int lng, yes, json, prom, null, with_groups, ends, keep_unread, sub;
+	int if_not_exists;	/* create --if-not-exists */
 };
 
 /* What the options set. */
@@ -78,6 +79,9 @@ static const struct tmq_option options[] = {
 	{ .lng = "types", .shrt = 't', .arg = "A,B,...", .kind = TMQ_ARG_WORD,
 	    .help = "names of the typed messages the topic carries",
 	    .on = TMQ_ON(CREATE), .words = &args.types },
+	{ .lng = "if-not-exists",
+	    .help = "a topic of the same definition there already is no error",
+	    .on = TMQ_ON(CREATE), .flag = &args.if_not_exists },
 	{ .lng = "long", .shrt = 'l',
 	    .help = "add key type, partitions, messages and bytes",
 	    .on = TMQ_ON(LIST), .flag = &args.lng },
@@ -146,6 +150,21 @@ do_create(const struct args *a, const char *name)
 		return TMQ_EXIT_FAIL;
 	rc = tmq_topic_create(fd, name, a->width, (unsigned)a->partitions,
 	    a->types.v, a->types.n, NULL, &e);
+	/* --if-not-exists: the same definition there already is what was
+	 * asked for; another is an error that names the difference. */
+	if (rc < 0 && e.code == TMQ_ERR_EXISTS && a->if_not_exists) {
+		struct tmq_topic t;
+		char why[600];
+
+		rc = tmq_topic_open(fd, name, &t, &e);
+		if (rc == 0) {
+			if (!tmq_topic_same(&t, a->width, (unsigned)a->partitions,
+			    a->types.v, a->types.n, why, sizeof why))
+				rc = tmq_fail(&e, "%s exists with another "
+				    "definition: %s", name, why);
+			tmq_topic_close(&t);
+		}
+	}
 	close(fd);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }

@@ -1500,3 +1500,30 @@ make_old_topic() {
 	assert_fails_with "tmq-topic: standard input: not open for reading: Bad file descriptor"
 	assert_output ''
 }
+
+@test "create --if-not-exists: the same definition there is no error and writes nothing; another is, naming the first difference" {
+	tmq-topic create -p 2 -t A,B ev
+	tmq-put ev x
+	before=$(ls -l --time-style=full-iso "$TMQ_ROOT"/ev.twc "$TMQ_ROOT"/ev)
+	run --separate-stderr tmq-topic create -p 2 -t A,B --if-not-exists ev
+	assert_equal "$status $output $stderr" "0  "
+	assert_equal "$(ls -l --time-style=full-iso "$TMQ_ROOT"/ev.twc "$TMQ_ROOT"/ev)" "$before"
+	run --separate-stderr tmq-topic create -p 4 -t A,B --if-not-exists ev
+	assert_fails_with "tmq-topic: ev exists with another definition: 2 partitions, not 4"
+	run --separate-stderr tmq-topic create -p 2 -t A --if-not-exists ev
+	assert_fails_with "tmq-topic: ev exists with another definition: types A,B, not A"
+	run --separate-stderr tmq-topic create -p 2 -t B,A --if-not-exists ev
+	assert_fails_with "tmq-topic: ev exists with another definition: types A,B, not B,A"
+	run --separate-stderr tmq-topic create -k u8 -p 2 -t A,B --if-not-exists ev
+	assert_fails_with "tmq-topic: ev exists with another definition: key type u16, not u8"
+	# Without it, as before; and a new name is simply created.
+	run --separate-stderr tmq-topic create -p 2 -t A,B ev
+	assert_fails_with "tmq-topic: ev: topic exists"
+	run --separate-stderr tmq-topic create --if-not-exists nw
+	assert_success
+	run tmq-topic list
+	assert_output $'ev\nnw'
+	# Not an option of the other commands.
+	run --separate-stderr tmq-topic list --if-not-exists
+	assert_equal "$status" 2
+}

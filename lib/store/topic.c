@@ -442,3 +442,54 @@ tmq_topic_leftover(int rootfd, const char *name)
 	return fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    errno == ENOENT;
 }
+
+/* Type i of a list of n, "" where none. */
+static const char *
+type_at(char *const *types, unsigned n, unsigned i)
+{
+	return i < n && types[i] != NULL ? types[i] : "";
+}
+
+/* The types as "A,B" (escaped), into buf. */
+static const char *
+types_list(char *const *types, unsigned n, char *buf, size_t sz)
+{
+	char one[128];
+	size_t len = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && len + 1 < sz; i++)
+		len += (size_t)snprintf(buf + len, sz - len, "%s%s", i ? "," : "",
+		    tmq_escape_name(type_at(types, n, i), one, sizeof one));
+	return n == 0 ? "none" : buf;
+}
+
+int
+tmq_topic_same(const struct tmq_topic *t, int key_width, unsigned partitions,
+    char *const *types, unsigned ntypes, char *why, size_t whysz)
+{
+	char a[32], b[32], la[256], lb[256];
+	unsigned i, n = t->ntypes > ntypes ? t->ntypes : ntypes;
+
+	if (t->key_width != key_width) {
+		snprintf(why, whysz, "key type %s, not %s",
+		    tmq_keytype_name(t->key_width, a, sizeof a),
+		    tmq_keytype_name(key_width, b, sizeof b));
+		return 0;
+	}
+	if (t->partitions != partitions) {
+		snprintf(why, whysz, "%u partition%s, not %u", t->partitions,
+		    t->partitions == 1 ? "" : "s", partitions);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(type_at(t->types, t->ntypes, i),
+		    type_at(types, ntypes, i)) != 0) {
+			snprintf(why, whysz, "types %s, not %s",
+			    types_list(t->types, t->ntypes, la, sizeof la),
+			    types_list(types, ntypes, lb, sizeof lb));
+			return 0;
+		}
+	return 1;
+}

@@ -35,6 +35,12 @@ int tmq_topic_exists(int rootfd, const char *name);
  * create_topic makes it anew; so for us: not listed, created over, and removed
  * by delete. */
 int tmq_topic_leftover(int rootfd, const char *name);
+/* Whether t is defined as key_width, partitions and types say (the type
+ * names in order): 1 when it is, else 0 with what differs, the first
+ * difference, in why ("4 partitions, not 2"). */
+int tmq_topic_same(const struct tmq_topic *t, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes, char *why,
+    size_t whysz);
 /* Parse a definition from memory (used by tmq_topic_open and the fuzzer). */
 int tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
     struct tmq_error *e);
