@@ -1103,3 +1103,31 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	run --separate-stderr tmq-get --from 1 ev
 	assert_equal "$status $output $stderr" "0 b "
 }
+
+@test "-q on every tool: notices go, errors stay (a bad operand, a partition that cannot be read), and the exit status is the same" {
+	tmq-topic create -p 2 ev
+	tmq-put -k 1 ev a
+	tmq-get -g G -P 0 -n 1 ev >/dev/null
+	chmod 777 "$TMQ_ROOT"
+	for t in "tmq-topic list" "tmq-topic info ev" "tmq-get ev" "tmq-dump ev" \
+	    "tmq-put ev b" "tmq-group list" "tmq-commit G 0 0"; do
+		run --separate-stderr $t
+		assert_regex "$stderr" 'the root is open to others'
+		run --separate-stderr ${t%% *} -q ${t#* }
+		assert_equal "$t -q: $stderr" "$t -q: "
+	done
+	chmod 755 "$TMQ_ROOT"
+	# A notice of tmq-get's own, past every end.
+	run --separate-stderr tmq-get -q --from 1764400000 ev
+	assert_equal "$status $output $stderr" "0  "
+	# Errors are said all the same.
+	run --separate-stderr tmq-get -q nosuch
+	assert_equal "$status $stderr" "1 tmq-get: nosuch: no such topic"
+	mkfifo "$TMQ_ROOT/ev/$(ls "$TMQ_ROOT/ev" | head -n 1 | sed 's/_0\.tmf$/_9.tmf/')"
+	run --separate-stderr timeout 20 tmq-get -q ev
+	assert_equal "$status" 1
+	assert_regex "$stderr" '^tmq-get: ev: partition [01]: .*not a regular file \(a FIFO\)$'
+	run --separate-stderr tmq-put -q -k x ev y
+	assert_equal "$status" 1
+	assert_regex "$stderr" '^tmq-put: ev: '
+}

@@ -357,6 +357,8 @@ tmq_close_stdout(const struct tmq_cmd *cmd)
 	return -1;
 }
 
+int tmq_cli_quiet;
+
 static void
 close_stdout_at_exit(void)
 {
@@ -680,6 +682,8 @@ tmq_options(const struct tmq_cmd *cmd, int argc, char **argv)
 	}
 	if (hidden != NULL)
 		unhide(argc, argv);
+	if (rc < 0 && tmq_cli_quiet)
+		tmq_notice_set_quiet(1);
 	if (rc < 0 && cmd->subs != NULL) {
 		if ((sub = subcommand(cmd, argc, argv)) < 0)
 			rc = TMQ_EXIT_USAGE;

@@ -114,6 +114,10 @@ struct tmq_cmd {
 	int negative_operands;
 };
 
+/* -q, --quiet: set by tmq_options, which then silences notices
+ * (notice.h). */
+extern int tmq_cli_quiet;
+
 /* The options every tool has, to put at the end of its table; root: where
  * -d's argument goes. */
 #define TMQ_COMMON_OPTIONS(root) \
@@ -121,6 +125,9 @@ struct tmq_cmd {
 	    .help = "the root directory (default $TMQ_ROOT, " \
 	    "else ${XDG_DATA_HOME:-~/.local/share}/tmq)", .on = TMQ_ON_ALL, \
 	    .str = (root) }, \
+	{ .lng = "quiet", .shrt = 'q', \
+	    .help = "say no notices on stderr, only what makes the exit " \
+	    "status 1 or 2", .on = TMQ_ON_ALL, .flag = &tmq_cli_quiet }, \
 	{ .lng = "help", .shrt = 'h', .help = "show this help and exit", \
 	    .on = TMQ_ON_ALL }, \
 	{ .lng = "version", .shrt = 'V', .help = "show the version and exit", \

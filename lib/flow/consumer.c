@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "consumer.h"
+#include "notice.h"
 #include "fstype.h"
 #include "grow.h"
 #include "monoclock.h"
@@ -296,7 +297,7 @@ notice(struct tmq_consumer *c, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 
-	if (c->notice == NULL)
+	if (c->notice == NULL || tmq_notice_quiet())
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
@@ -316,7 +317,14 @@ tmq_consumer_fail_source(struct tmq_consumer *c, size_t i, const struct tmq_erro
 	if (tmq_stop)
 		return;
 	c->failures++;
-	notice(c, "%s: %s", c->topics[s->topic].name, e->msg);
+	/* A failure, not a notice: said under -q too. */
+	if (c->notice != NULL) {
+		char buf[600];
+
+		snprintf(buf, sizeof buf, "%s: %s", c->topics[s->topic].name,
+		    e->msg);
+		c->notice(c->notice_arg, buf);
+	}
 }
 
 int

@@ -34,6 +34,7 @@
 
 #include "dotdir.h"
 #include "follow.h"
+#include "notice.h"
 #include "replace.h"
 #include "smallfile.h"
 
@@ -78,7 +79,7 @@ say(struct tmq_follow *f, const char *what)
 {
 	char msg[PATH_MAX + 200];
 
-	if (f->notice == NULL)
+	if (f->notice == NULL || tmq_notice_quiet())
 		return;
 	snprintf(msg, sizeof msg, "%s: %s", f->path, what);
 	f->notice(f->arg, msg);

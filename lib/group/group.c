@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "group.h"
+#include "notice.h"
 #include "groupsnapfile.h"
 #include "grouptopic.h"
 #include "message.h"
@@ -242,7 +243,8 @@ said_absent(struct tmq_group *g, const struct tmq_gmsg *m)
 		    "does not exist (topic has %u): ignored", g->name,
 		    (unsigned long long)m->offset, (unsigned)m->absent,
 		    g->state.nparts);
-	g->notice(g->notice_arg, msg);
+	if (!tmq_notice_quiet())
+		g->notice(g->notice_arg, msg);
 }
 
 /* The line at offset does not decode: the state goes on past it. */
@@ -336,7 +338,7 @@ tmq_group_load(struct tmq_group *g, struct tmq_error *e)
 		 * (once: a reader loads only at its start), and replaced by
 		 * this reader once it has read the log. */
 		g->snap_refused = 1;
-		if (g->notice != NULL) {
+		if (g->notice != NULL && !tmq_notice_quiet()) {
 			snprintf(msg, sizeof msg, "group %s: %s/%s refused (%s): "
 			    "the log is read in full", g->name, g->log.name,
 			    TMQ_GSNAP_PATH, e->msg);
@@ -361,7 +363,7 @@ tmq_group_replay(struct tmq_group *g, struct tmq_error *e)
 			return -1;
 		if (rc == 1)
 			tmq_gmsg_clear(&m);
-		else if (g->notice != NULL)
+		else if (g->notice != NULL && !tmq_notice_quiet())
 			g->notice(g->notice_arg, e->msg);
 	}
 	return 0;

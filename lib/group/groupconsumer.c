@@ -10,6 +10,7 @@
 
 #include "dotdir.h"
 #include "groupconsumer.h"
+#include "notice.h"
 #include "grow.h"
 #include "modes.h"
 #include "names.h"
@@ -60,7 +61,7 @@ watch_log(struct tmq_gconsumer *gc, int rootfd, const char *group,
 static void
 notice(struct tmq_gconsumer *gc, const char *msg)
 {
-	if (gc->c->notice != NULL)
+	if (gc->c->notice != NULL && !tmq_notice_quiet())
 		gc->c->notice(gc->c->notice_arg, msg);
 }
 

@@ -31,6 +31,7 @@
 #include "grow.h"
 #include "idindex.h"
 #include "liveness.h"
+#include "notice.h"
 #include "modes.h"
 #include "monoclock.h"
 #include "regfile.h"
@@ -187,7 +188,7 @@ say_unvouched(const struct tmq_live_where *w, uint32_t id, int all,
 {
 	char msg[512], gname[128], who[48];
 
-	if (w == NULL || w->notice == NULL)
+	if (w == NULL || w->notice == NULL || tmq_notice_quiet())
 		return;
 	if (all)
 		snprintf(who, sizeof who, "no member can be vouched for");

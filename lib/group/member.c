@@ -20,6 +20,7 @@
 
 #include "liveness.h"
 #include "member.h"
+#include "notice.h"
 #include "monoclock.h"
 #include "stop.h"
 #include "timestamp.h"
@@ -250,7 +251,7 @@ drain(struct tmq_member *mb, int stop_at_joined, uint64_t tag,
 		if (rc < 0)
 			return -1;
 		if (rc == 2) {
-			if (mb->notice != NULL)
+			if (mb->notice != NULL && !tmq_notice_quiet())
 				mb->notice(mb->notice_arg, e->msg);
 			continue;
 		}
@@ -350,7 +351,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 				tmq_fail(e, "group %s: no liveness lock (%s): "
 				    "rebalances will wait their window for this "
 				    "member", group, why);
-				mb->notice(mb->notice_arg, e->msg);
+				if (!tmq_notice_quiet())
+					mb->notice(mb->notice_arg, e->msg);
 			}
 		}
 		{

@@ -9,6 +9,7 @@
 #include "fstype.h"
 #include "partlist.h"
 #include "readloop.h"
+#include "notice.h"
 #include "readturn.h"
 #include "root.h"
 #include "stop.h"
@@ -24,7 +25,7 @@ say(const struct tmq_readloop *l, const char *fmt, ...)
 	char msg[768];
 	va_list ap;
 
-	if (l->spec->notice == NULL)
+	if (l->spec->notice == NULL || tmq_notice_quiet())
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);

@@ -6,6 +6,19 @@
 
 static void (*sink)(void *, const char *);
 static void *sink_arg;
+static int quiet;
+
+void
+tmq_notice_set_quiet(int q)
+{
+	quiet = q;
+}
+
+int
+tmq_notice_quiet(void)
+{
+	return quiet;
+}
 
 void
 tmq_notice_sink(void (*fn)(void *arg, const char *msg), void *arg)
@@ -20,7 +33,7 @@ tmq_notice(const char *fmt, ...)
 	char buf[1024];
 	va_list ap;
 
-	if (sink == NULL)
+	if (sink == NULL || quiet)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);

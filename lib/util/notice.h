@@ -7,5 +7,10 @@
 
 void tmq_notice_sink(void (*fn)(void *arg, const char *msg), void *arg);
 void tmq_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -q: notices go nowhere from now on, the sink's and those that lib/'s
+ * modules hand to a caller's own callback (each asks tmq_notice_quiet
+ * first); a failure is never a notice, and is said all the same. */
+void tmq_notice_set_quiet(int quiet);
+int tmq_notice_quiet(void);
 
 #endif
