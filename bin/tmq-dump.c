@@ -88,11 +88,11 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	printf("%s/%s:%llu partition=%u offset=%llu key=", t->name, file,
 	    (unsigned long long)lineno, p, (unsigned long long)l->offset);
 	n = tmq_key_format(t->key_width, m.key, key);
-	tmq_escape_terminal(stdout, (const unsigned char *)key, n);
+	tmq_escape_word(stdout, (const unsigned char *)key, n);
 	tmq_ts_iso(m.ts, buf, sizeof buf);
 	printf(" time=%s type=", buf);
 	ty = tmq_type_name(t, &m);
-	tmq_escape_terminal(stdout, (const unsigned char *)ty, strlen(ty));
+	tmq_escape_word(stdout, (const unsigned char *)ty, strlen(ty));
 	printf(" size=%zu/%zu payload=", l->n + 1, m.payload.len);
 	tmq_escape_terminal(stdout, m.payload.data, m.payload.len);
 	putchar('\n');
@@ -144,6 +144,9 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 
 	if (tmq_lr_open_shared(&r, dl, p, t->key_width, &e) < 0)
 		return report_topic(t, &e);
+	/* Every file counts, an empty one too, as tmq-topic info counts
+	 * them. */
+	d->files += only_file != NULL ? 1 : r.nfiles;
 	checking = 0;
 	if (only_file != NULL) {
 		struct tmq_pfile pf;
@@ -174,7 +177,6 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 			if (checking)
 				rc |= check_end(d, t, &chk);
 			cur = *f;
-			d->files++;
 			/* --verify checks the file's index as it reads it. */
 			checking = d->verify && tmq_pidx_check_begin(&chk, t->dirfd,
 			    f, t->key_width, r.fd, r.how);

@@ -94,7 +94,7 @@ make_corrupt_root() {
 	run --separate-stderr tmq-dump --verify -d "$VECTORS/root"
 	assert_success
 	assert_stderr ""
-	assert_output "91 files, 718 lines, 0 corrupt"
+	assert_output "94 files, 718 lines, 0 corrupt"
 	run --separate-stderr tmq-dump -v -d "$VECTORS/root" typed one
 	assert_success
 	assert_output "12 files, 131 lines, 0 corrupt"
@@ -185,7 +185,7 @@ EOF
 	run --separate-stderr tmq-dump --verify -d "$BATS_TEST_TMPDIR/vr"
 	assert_failure 1
 	assert_stderr "tmq-dump: typed/1-20261127_4.tmf:2: partition 1 offset 5: deflate stream is truncated"
-	assert_output "91 files, 718 lines, 1 corrupt"
+	assert_output "94 files, 718 lines, 1 corrupt"
 }
 
 @test "--verify: an unknown type index is corrupt" {
@@ -305,7 +305,8 @@ EOF
 	tmq-topic create -p 3 ev
 	run --separate-stderr tmq-dump --verify
 	assert_success
-	assert_output "0 files, 0 lines, 0 corrupt"
+	# (each partition's empty file of the day, as tmq-topic info counts)
+	assert_output "3 files, 0 lines, 0 corrupt"
 	run --separate-stderr tmq-dump -J ev
 	assert_success
 	assert_output ""
@@ -397,4 +398,26 @@ EOF
 	# The same file in its topic directory is dumped.
 	run --separate-stderr tmq-dump -J "$TMQ_ROOT"/ev/0-*.tmf
 	assert_success
+}
+
+@test "tmq-dump escapes a key's spaces (and a type's), so that a line splits back into its fields at spaces" {
+	tmq-topic create -k char8 ev
+	tmq-put -k 'trail ' ev x
+	tmq-put -k 'a b\c' ev y
+	run --separate-stderr tmq-dump ev
+	assert_success
+	assert_line --index 0 --regexp '^ev/0-[0-9]{8}_0\.tmf:1 partition=0 offset=0 key=trail\\x20 time=[^ ]+ type=str size=25/1 payload=x$'
+	assert_line --index 1 --regexp '^ev/0-[0-9]{8}_0\.tmf:2 partition=0 offset=1 key=a\\x20b\\\\c time=[^ ]+ type=str size=25/1 payload=y$'
+	# Each line is eight fields, whatever the key.
+	run bash -c "tmq-dump ev | awk '{ print NF }' | sort -u"
+	assert_output 8
+}
+
+@test "tmq-dump --verify counts the files as tmq-topic info does, empty ones too" {
+	tmq-topic create -p 3 ev
+	tmq-put -k 1 ev a
+	run --separate-stderr tmq-dump --verify ev
+	assert_equal "$status $output" "0 3 files, 1 lines, 0 corrupt"
+	run bash -c "tmq-topic info --json ev | python3 -c 'import json,sys; print(sum(len(p[\"files\"]) for p in json.load(sys.stdin)[\"partitions\"]))'"
+	assert_output 3
 }

@@ -763,7 +763,7 @@ EOF
 	assert_equal "$status $(wc -l <out) $(head -n 1 out | wc -c)" "0 2 3000106"
 	assert_peak_below 32768 "tmq-get -J"
 	peak_kib tmq-dump --verify ev
-	assert_equal "$status $(cat out)" "0 1 files, 2 lines, 0 corrupt"
+	assert_equal "$status $(cat out)" "0 2 files, 2 lines, 0 corrupt"
 	assert_peak_below 32768 "tmq-dump --verify"
 	# A copy of it through -J checks it again, as a typed payload.
 	tmq-topic create -p 2 -t Order,Refund ev2
@@ -861,11 +861,11 @@ get-P-dash | tmq-get -P 1- ev | 2 | tmq-get: -P: '1-': '' is not a partition num
 get-P-twodash | tmq-get -P 0-1-2 ev | 2 | tmq-get: -P: '0-1-2': '1-2' is not a partition number
 group-P-word | tmq-group reset G --to start -P a | 2 | tmq-group: -P: 'a': 'a' is not a partition number
 group-P-backwards | tmq-group reset G --to start -P 3-0 | 2 | tmq-group: -P: '3-0': range 3-0 runs backwards
-get-window-0 | tmq-get -g G --window 0 ev | 2 | tmq-get: --window: '0': out of range (1 to 86400)
-get-window-day | tmq-get -g G --window 86401 ev | 2 | tmq-get: --window: '86401': out of range (1 to 86400)
+get-window-0 | tmq-get -g G --window 0 ev | 2 | tmq-get: --window: '0': out of range (1 s to 86400 s)
+get-window-day | tmq-get -g G --window 86401 ev | 2 | tmq-get: --window: '86401': out of range (1 s to 86400 s)
 group-max-lag-negative | tmq-group describe G --max-lag -1 | 2 | tmq-group: --max-lag: '-1': not a number
 group-max-lag-overflow | tmq-group describe G --max-lag 99999999999999999999 | 2 | tmq-group: --max-lag: '99999999999999999999': number too large
-group-window-0 | tmq-group rebalance G --window 0 | 2 | tmq-group: --window: '0': out of range (1 to 86400)
+group-window-0 | tmq-group rebalance G --window 0 | 2 | tmq-group: --window: '0': out of range (1 s to 86400 s)
 commit-offset-overflow | tmq-commit G 0 99999999999999999999 | 1 | tmq-commit: pair 1: '99999999999999999999': number too large
 commit-partition-2^32 | tmq-commit G 4294967296 0 | 1 | tmq-commit: pair 1: '4294967296': out of range (0 to 4294967295)
 append-mode | TMQ_APPEND=sometimes tmq-put ev x | 1 | tmq-put: TMQ_APPEND='sometimes': want auto, lock or plain
@@ -875,13 +875,13 @@ EOF
 @test "bad options and operands: unknown options, missing operands, options that do not go together" {
 	check_table <<'EOF'
 unknown-put | tmq-put --bogus ev | 2 | tmq-put: unrecognized option '--bogus'
-unknown-get | tmq-get -q ev | 2 | tmq-get: invalid option -- 'q'
+unknown-get | tmq-get -X ev | 2 | tmq-get: invalid option -- 'X'
 unknown-dump | tmq-dump --nope | 2 | tmq-dump: unrecognized option '--nope'
 unknown-topic | tmq-topic -Z list | 2 | tmq-topic: invalid option -- 'Z'
 unknown-group | tmq-group --frob list | 2 | tmq-group: unrecognized option '--frob'
 unknown-commit | tmq-commit --frob G | 2 | tmq-commit: unrecognized option '--frob'
 path-put | "$TMQ_BIN/tmq-put" --bogus ev | 2 | tmq-put: unrecognized option '--bogus'
-path-get | "$TMQ_BIN/tmq-get" -q ev | 2 | tmq-get: invalid option -- 'q'
+path-get | "$TMQ_BIN/tmq-get" -X ev | 2 | tmq-get: invalid option -- 'X'
 path-get-arg | "$TMQ_BIN/tmq-get" ev -n | 2 | tmq-get: option requires an argument -- 'n'
 path-dump | "$TMQ_BIN/tmq-dump" --json=1 | 2 | tmq-dump: option '--json' doesn't allow an argument
 path-topic | "$TMQ_BIN/tmq-topic" --bogus list | 2 | tmq-topic: unrecognized option '--bogus'

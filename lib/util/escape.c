@@ -82,6 +82,24 @@ tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n)
 	}
 }
 
+void
+tmq_escape_word(FILE *f, const unsigned char *s, size_t n)
+{
+	size_t i = 0, used, len;
+	char out[16];
+
+	while (i < n) {
+		if (s[i] == ' ') {
+			fputs("\\x20", f);
+			i++;
+			continue;
+		}
+		len = escape_one(s + i, n - i, &used, out);
+		fwrite(out, 1, len, f);
+		i += used;
+	}
+}
+
 const char *
 tmq_escape_name(const char *name, char *buf, size_t sz)
 {

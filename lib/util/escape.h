@@ -9,6 +9,10 @@
  * backslash and invalid bytes as C escapes (\n, \t, \x1b, \\), so no payload
  * can move the cursor or retitle a window. */
 void tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n);
+/* The same, and a space as \x20: a field among others on a line of
+ * "name=value" words (tmq-dump's key= and type=), read back by splitting
+ * at spaces. */
+void tmq_escape_word(FILE *f, const unsigned char *s, size_t n);
 /* The same, for a name (or any string from the root) in a one-line
  * message: into buf, NUL-terminated and cut short with "..." to fit sz;
  * returns buf.  Every name a message shows goes through here, so no file
