@@ -61,6 +61,9 @@ setup() {
 	fi
 	assert_output 0
 	[ -f "$DEB" ]
+	# The build warns nowhere (the hardened flags included).
+	run grep -n 'warning:' "$PKG_DIR/build.log"
+	assert_output ''
 	# The version is the one configure.ac gives.
 	run sed -n 's/^AC_INIT(\[tmq\], \[\([^]]*\)\].*/\1/p' "$PKG_DIR/tmq/configure.ac"
 	assert_output "$VERSION"
@@ -78,6 +81,8 @@ setup() {
 	assert_line --regexp " \./usr/share/man/man7/tmq\.7\.gz\$"
 	assert_line --regexp " \./usr/share/zsh/vendor-completions/_tmq\$"
 	assert_line --regexp " \./usr/share/doc/tmq/copyright\$"
+	# The README, where the cookbook is, beside it.
+	assert_line --regexp " \./usr/share/doc/tmq/README\.md(\.gz)?\$"
 	# Nothing of the build or the tests.
 	refute_line --regexp '\.(a|o|h|bats)$'
 	run dpkg-deb -f "$DEB" Package Architecture Depends

@@ -42,7 +42,9 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	/* The markers count: the reader bounds what the line inflates to. */
 	if (p->len + (p->type == TMQ_TEXT ? 0 : p->type == TMQ_BYTES ? 1 : 3) >
 	    TMQ_PAYLOAD_MAX)
-		return tmq_fail(e, "%s", TMQ_TOO_LARGE);
+		return outcap == TMQ_LINE_MAX ? tmq_fail(e, "%s", TMQ_TOO_LARGE) :
+		    tmq_fail(e, "payload is %zu bytes, over the %u-byte limit",
+		    p->len, TMQ_PAYLOAD_MAX);
 	raw = p->len + 3;
 	/* Room for the raw payload and, after it, its deflate (which for
 	 * incompressible data is a few bytes longer than the input). */

@@ -108,8 +108,10 @@ tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
 
 		/* Best effort: a file without it takes the watcher's
 		 * timeout. */
-		if (pwrite(*fd, t, (size_t)len, 0) != len)
-			(void)ftruncate(*fd, 0);
+		if (pwrite(*fd, t, (size_t)len, 0) != len &&
+		    ftruncate(*fd, 0) < 0) {
+			/* nothing more to undo: the watcher's timeout holds */
+		}
 	}
 	if (tmq_rename_noreplace(dfd, tmp, dfd, name, 1) < 0)
 		err = errno;

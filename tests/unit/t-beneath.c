@@ -66,8 +66,8 @@ main(void)
 	if (dfd < 0 || mkdirat(dfd, "real", 0700) < 0 ||
 	    symlinkat(outside, dfd, "link") < 0)
 		return perror("setup"), 99;
-	snprintf(path, sizeof path, "%s/last", outside);
-	if (symlinkat(path, dfd, "real/last") < 0)
+	if (snprintf(path, sizeof path, "%s/last", outside) >=
+	    (int)sizeof path || symlinkat(path, dfd, "real/last") < 0)
 		return perror("symlinkat"), 99;
 
 	check(tmq_open_beneath, "openat2 or walk", dfd, outside);

@@ -254,8 +254,8 @@ test_rules(void)
 	rc = run(&tool, "x", "--root=", NULL);
 	usage_is(rc, "t-tool: --root: empty directory name" HINT("t-tool"),
 	    "--root=");
-	rc = run(&tool, "x", "-q", NULL);
-	usage_is(rc, "t-tool: invalid option -- 'q'" HINT("t-tool"),
+	rc = run(&tool, "x", "-X", NULL);
+	usage_is(rc, "t-tool: invalid option -- 'X'" HINT("t-tool"),
 	    "an unknown letter: getopt's message, then the hint");
 }
 

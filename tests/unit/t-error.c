@@ -99,7 +99,7 @@ test_conditions(const char *dir)
 	mkdirat(rootfd, "f", 0777);
 	is_int(tmq_topic_open(rootfd, "f", &t, &e), -1, "a FIFO for a definition");
 	is_int(e.code, TMQ_ERR_FILEKIND, "  TMQ_ERR_FILEKIND: %s", e.msg);
-	symlinkat("t.twc", rootfd, "l");
+	ok(symlinkat("t.twc", rootfd, "l") == 0, "a link planted");
 	is_int(tmq_open_regular(rootfd, "l", O_RDONLY, 0, &e), -1, "a link");
 	is_int(e.code, TMQ_ERR_FILEKIND, "  TMQ_ERR_FILEKIND: %s", e.msg);
 	is_int(tmq_open_regular(rootfd, "nothing", O_RDONLY, 0, &e), -1,

@@ -562,7 +562,8 @@ main(void)
 	mkfifoat(rootfd, SNAP, 0644);
 	replay_is_truth(1000, 0, "a FIFO for a snapshot (no hang)");
 	unlinkat(rootfd, SNAP, 0);
-	symlinkat("../0-20261125_0.tmf", rootfd, SNAP);
+	ok(symlinkat("../0-20261125_0.tmf", rootfd, SNAP) == 0,
+	    "a symlink planted for a snapshot");
 	replay_is_truth(1000, 0, "a symlink for a snapshot");
 	unlinkat(rootfd, SNAP, 0);
 	mkdirat(rootfd, SNAP, 0755);

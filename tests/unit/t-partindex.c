@@ -661,7 +661,7 @@ main(void)
 	said_once("a FIFO", "not a regular file (a FIFO)");
 
 	unlinkat(dirfd_, IDX0, 0);
-	symlinkat("../" FILE0, dirfd_, IDX0);
+	ok(symlinkat("../" FILE0, dirfd_, IDX0) == 0, "a link planted");
 	answers_hold("a symbolic link for an index");
 	said_once("a symbolic link", "a symbolic link, not followed");
 
@@ -675,7 +675,7 @@ main(void)
 	/* Whoever else may have written an index could have given it line
 	 * numbers that are consistent but false: only this user's own. */
 	rewrite_index(good, n);
-	fchmodat(dirfd_, IDX0, 0666, 0);
+	ok(fchmodat(dirfd_, IDX0, 0666, 0) == 0, "made writable by all");
 	answers_hold("an index every user may write");
 	said_once("writable by all", "writable by other users");
 	{
@@ -686,7 +686,7 @@ main(void)
 		    "user only");
 	}
 	rewrite_index(good, n);
-	fchmodat(dirfd_, IDX0, 0664, 0);
+	ok(fchmodat(dirfd_, IDX0, 0664, 0) == 0, "made writable by its group");
 	nsaid = 0;
 	answers_hold("an index its group may write");
 	ok(nsaid == 0, "  refused for the same reason: not said again");

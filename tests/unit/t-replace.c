@@ -210,7 +210,7 @@ main(void)
 	ok(fd >= 0, "opened");
 	close(fd);
 	renameat(dfd, ".tmq", dfd, "real");
-	symlinkat("real", dfd, ".tmq");
+	ok(symlinkat("real", dfd, ".tmq") == 0, "a link planted for .tmq");
 	is_int(tmq_dot_open(dfd, 1), -1, "a link: not followed");
 	tmq_dot_fail(dfd, "G/.tmq", &e);
 	is_str(e.msg, "G/.tmq is a symbolic link (not followed)", "  said");

@@ -63,7 +63,8 @@ main(void)
 	dfd = openat(root, "t", O_RDONLY | O_DIRECTORY);
 	touch(dfd, "0-20250101_0.tmf");
 	touch(dfd, "3");
-	symlinkat("/etc/passwd", dfd, "1-20250101_0.tmf");
+	ok(symlinkat("/etc/passwd", dfd, "1-20250101_0.tmf") == 0,
+	    "a link planted among the files");
 	mkdirat(dfd, ".tmq", 0777);
 	touch(dfd, ".tmq/lock");
 	touch(dfd, ".tmq/snapshot");
