@@ -180,7 +180,7 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 		run --separate-stderr tmq-topic "$opt"
 		assert_success
 		assert_stderr ""
-		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...]"
+		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...] [--if-not-exists]"
 		assert_line --index 1 "       tmq-topic list [-l] [--json] [--prometheus]"
 		assert_line --partial -- "-k, --key-type TYPE"
 		assert_line --partial -- "-y, --yes"
@@ -1378,7 +1378,7 @@ make_old_topic() {
 	done
 	run --separate-stderr tmq-topic prune old --before 1767398400
 	assert_usage_error tmq-topic "--before: '1767398400': a bare number is not a time (write @1767398400 for Unix seconds)"
-	for f in 7x d -d @ @1e9 @-5 1.5d 2026-01-03T; do
+	for f in 7x d -d @ @1e9 @-5 1.d 1d1d 2026-01-03T; do
 		run --separate-stderr tmq-topic prune old --before "$f"
 		assert_usage_error tmq-topic "--before: '$f': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	done

@@ -513,7 +513,7 @@ for l in open("out.jsonl"):
 	# ... and nothing for --until.
 	run --separate-stderr tmq-get --until "$now" ev
 	assert_usage_error tmq-get "--until: '$now': a bare number is not a time (write @$now for Unix seconds)"
-	for f in 1x 1.5h @ @1e9 h; do
+	for f in 1x 1.h 30m1h @ @1e9 h; do
 		run --separate-stderr tmq-get --until "$f" ev
 		assert_usage_error tmq-get "--until: '$f': bad time (want ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 		run --separate-stderr tmq-get --from "$f" ev

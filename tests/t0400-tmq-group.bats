@@ -784,7 +784,7 @@ p1 at 3500"
 	done
 	run --separate-stderr tmq-group reset G --to "$now.5"
 	assert_usage_error tmq-group "--to: '$now.5': a bare number with a fraction is not a position (write @$now.5 for Unix seconds)"
-	for f in 1x 1.5h @ @1e9 h; do
+	for f in 1x 1.h 30m1h @ @1e9 h; do
 		run --separate-stderr tmq-group reset G --to "$f"
 		assert_usage_error tmq-group "--to: '$f': bad position (want start, now, an offset, -N, or a time: ISO 8601, @SECONDS, s@MS, or a duration ago such as 90s, 15m, 1.5h, 1h30m, 7d, 1w or -1h)"
 	done
