@@ -338,6 +338,44 @@ main(void)
 	ok(!file_there(dirfd, 7) && !file_there(dirfd, 8) &&
 	    !file_there(dirfd, 9), "once they hold nothing, all three go");
 
+	/* A watch that saw 20's own file counts a file put in its place,
+	 * locked and beating, as another's: 20 is gone for good.  A probe
+	 * without the watch cannot tell. */
+	{
+		struct tmq_live_watch wt;
+		struct tmq_live_where ww = w;
+		struct flock wl;
+		int ours;
+		pid_t k = holder(dirfd, 20);
+
+		memset(&wt, 0, sizeof wt);
+		wt.timeout = 30;
+		ww.watch = &wt;
+		add_member(&g, 20, 20, 30);
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_YES,
+		    "20 held: alive to the watch");
+		kill(k, SIGKILL);
+		waitpid(k, NULL, 0);
+		ours = openat(dirfd, ".tmq/ours", O_RDWR | O_CREAT, 0644);
+		memset(&wl, 0, sizeof wl);
+		wl.l_type = F_WRLCK;
+		wl.l_whence = SEEK_SET;
+		ok(ours >= 0 && fcntl(ours, F_OFD_SETLK, &wl) == 0 &&
+		    renameat(dirfd, ".tmq/ours", dirfd,
+		    ".tmq/live.0000000000000014") == 0,
+		    "another file, locked, in 20's place");
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_STALE,
+		    "the watch sees it is not 20's: gone");
+		(void)futimens(ours, NULL);
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_STALE,
+		    "and beating changes nothing");
+		is_int(tmq_live_probe(dirfd, 20), TMQ_LIVE_YES,
+		    "a probe without the watch cannot tell");
+		unlinkat(dirfd, ".tmq/live.0000000000000014", 0);
+		close(ours);
+		tmq_live_watch_free(&wt);
+	}
+
 	is_int(hold_while_sweeping(dirfd, 3000), 0,
 	    "a lock taken while another process sweeps is always on the "
 	    "file under its name");
