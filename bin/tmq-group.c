@@ -234,21 +234,22 @@ waiting_text(const struct tmq_group *g, char *buf, size_t sz)
 }
 
 static void
-describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
+describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi,
+    double end)
 {
 	char when[48], list[256];
 	unsigned i, p;
 
 	printf("group:     %s\ntopic:     %s\n", g->name, g->topic);
-	if (g->state.rebalancing && g->state.rebal_end > tmq_now()) {
-		tmq_ts_iso(g->state.rebal_end, when, sizeof when);
+	if (g->state.rebalancing && end > tmq_now()) {
+		tmq_ts_iso(end, when, sizeof when);
 		printf("state:     rebalancing until %s\n", when);
 	} else if (g->state.rebalancing) {
 		/* The window is over: say who it waits for, never a
 		 * deadline in the past as if it were still coming. */
 		char why[400];
 
-		tmq_ts_iso(g->state.rebal_end, when, sizeof when);
+		tmq_ts_iso(end, when, sizeof when);
 		printf("state:     rebalancing, window over at %s: %s\n", when,
 		    waiting_text(g, why, sizeof why));
 	} else
@@ -300,7 +301,8 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi)
 }
 
 static void
-describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
+describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi,
+    double end)
 {
 	struct tmq_jw w;
 	char num[40];
@@ -317,7 +319,7 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi)
 	    "stable" : "empty");
 	tmq_jw_key(&w, "rebalance_end");
 	if (g->state.rebalancing) {
-		tmq_ts_repr(g->state.rebal_end, num, sizeof num);
+		tmq_ts_repr(end, num, sizeof num);
 		tmq_jw_number(&w, num);
 	} else
 		tmq_jw_null(&w);
@@ -417,10 +419,12 @@ do_describe(struct args *a, const char *name)
 		rc = tmq_report(&cmd, &e);
 		goto out;
 	}
+	/* When the rebalance under way ends by the group's rule, not what
+	 * its line claims (group.h). */
 	if (a->json)
-		describe_json(&g, &gi);
+		describe_json(&g, &gi, tmq_group_rebal_end(&g, 0));
 	else
-		describe_text(&g, &gi);
+		describe_text(&g, &gi, tmq_group_rebal_end(&g, 0));
 	if (say_problems(&gi, 1) > 0)
 		rc = TMQ_EXIT_FAIL;
 	for (p = 0; a->have_maxlag && p < gi.nparts; p++)

@@ -317,7 +317,31 @@ tmq_group_next(struct tmq_group *g, struct tmq_gmsg *m, struct tmq_error *e)
 		tmq_gmsg_clear(m);
 		return -1;
 	}
+	if (m->kind == TMQ_G_BEGINREBAL) {
+		double now = tmq_now();
+
+		/* (A time ahead of ours, or no number, is not taken.) */
+		g->rebal_from = m->ts <= now ? m->ts : now;
+		g->rebal_from_at = m->offset + 1;
+	}
 	return 1;
+}
+
+double
+tmq_group_rebal_end(struct tmq_group *g, double window)
+{
+	const struct tmq_gstate *s = &g->state;
+	double bound;
+
+	if (!s->rebalancing)
+		return s->rebal_end;
+	if (g->rebal_from_at != s->rebal_offset + 1) {
+		g->rebal_from = tmq_now();	/* from a snapshot */
+		g->rebal_from_at = s->rebal_offset + 1;
+	}
+	bound = g->rebal_from + (window > TMQ_REBAL_WINDOW ? window :
+	    TMQ_REBAL_WINDOW);
+	return s->rebal_end <= bound ? s->rebal_end : bound;
 }
 
 int
@@ -454,7 +478,8 @@ tmq_group_settle(struct tmq_group *g, struct tmq_error *e)
 	struct tmq_live_where w;
 
 	tmq_group_where(g, &w);
-	if (!tmq_live_may_end(&w, &g->state, 0, 0, tmq_now()))
+	if (!tmq_live_may_end(&w, &g->state, 0, 0, tmq_now(),
+	    tmq_group_rebal_end(g, 0)))
 		return 0;
 	g->snap_off = 1;	/* no longer the log's state: not for a snapshot */
 	return tmq_gstate_end_rebalance(&g->state, g->state.read_to, e);

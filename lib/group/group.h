@@ -53,6 +53,12 @@ struct tmq_group {
 	int snap_refused;		/* one was refused: replace it */
 
 	struct tmq_gparser parser;	/* bodies, bounded by state.nparts */
+
+	/* When the rebalance in force began, as far as this reader can
+	 * vouch (tmq_group_rebal_end), and its state.rebal_offset + 1
+	 * (0: none seen yet). */
+	double rebal_from;
+	uint64_t rebal_from_at;
 };
 
 /* Open an existing group (topic_hint names its topic when the group's
@@ -103,6 +109,19 @@ int tmq_group_commit(struct tmq_group *g, uint32_t member,
  * writable: a read-only file system, permissions).  A look, not a
  * promise: a write may still fail (a full disk). */
 int tmq_group_writable(const struct tmq_group *g, struct tmq_error *e);
+
+/* A rebalance's length is the group's rule, not its line's: the TwainMQ
+ * library leaves TMQ_REBAL_WINDOW seconds (tmq-format(5), Rebalancing),
+ * a tmq member its --window.  So the rebalance in force is over, for this
+ * reader, at its END or window seconds (at least TMQ_REBAL_WINDOW) after
+ * it began, whichever comes first; it began at the time its BEGINREBAL
+ * line says, or when this reader first saw it when that is earlier (a
+ * line may claim any time; one read from a snapshot is seen when this
+ * reader asks).  Honest lines end no sooner so; a forged END far ahead
+ * holds no group for longer.  The state's rebal_end when there is none
+ * under way. */
+#define TMQ_REBAL_WINDOW 60.0
+double tmq_group_rebal_end(struct tmq_group *g, double window);
 
 /* For observers: a rebalance that its members may close (every member that
  * may be alive has offered, or the window is over for those we cannot

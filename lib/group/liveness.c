@@ -16,7 +16,20 @@
  * gone.  A reader that shows the member says so once (the member by id
  * and the file by name); the sweep leaves such a name alone.  Not every
  * lock is ours to hold: a .tmq that is not a directory leaves every member
- * unvouched, and a member that cannot make its own file goes unvouched. */
+ * unvouched, and a member that cannot make its own file goes unvouched.
+ *
+ * What a co-user cannot forge is what liveness rests on.  A member's file
+ * is writable by its owner alone (LIVE_MODE), and only a write lock,
+ * which needs the file open for writing, is a member's: a co-user can set
+ * neither its time (the beat) nor take that lock once the member dies,
+ * and a read lock of theirs (which anyone who may read the file can take)
+ * holds no member alive.  A held lock on a file others may write (an
+ * older tmq's, in a group-writable root) could be anyone's: its member
+ * goes unvouched.  What a co-user can still do, .tmq being theirs to
+ * write, is put a file of their own, locked and beating, in place of a
+ * member's: a watch that saw the member's file sees that it is another
+ * (its inode changed) and counts the member gone for good; a reader that
+ * first looks after the swap cannot tell (tmq(7), Sharing a root). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +49,9 @@
 #include "monoclock.h"
 #include "regfile.h"
 #include "replace.h"
+
+/* A lock file's mode: only its owner may write it (see above). */
+#define LIVE_MODE 0644
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
@@ -83,7 +99,11 @@ tmq_live_hold(int logdirfd, uint64_t tag, double session, int *fd,
 	snprintf(shown, sizeof shown, TMQ_DOT_DIR "/%s", name);
 	if ((dfd = tmq_dot_open(logdirfd, 1)) < 0)
 		return tmq_dot_fail(logdirfd, TMQ_DOT_DIR, e);
-	if ((*fd = tmq_tmp_create(dfd, name, shown, tmp, e)) < 0) {
+	/* Readable by all who probe it, writable by its owner alone: in a
+	 * shared root a co-user can then neither take its lock when it dies
+	 * nor set its time (see above). */
+	if ((*fd = tmq_tmp_create_mode(dfd, name, shown, LIVE_MODE, tmp,
+	    e)) < 0) {
 		close(dfd);
 		return -1;
 	}
@@ -260,38 +280,46 @@ tmq_live_timeout_of(int logdirfd, uint64_t tag)
 	return v;
 }
 
-/* Whether the held lock on fd (member id, tag) has been silent for its
- * holder's session timeout, as far as this watch has seen (liveness.h). */
+/* Whether the held lock on fd (member id, tag; st its status) has been
+ * silent for its holder's session timeout, as far as this watch has seen
+ * (liveness.h), or is on another file than the one first seen for tag: a
+ * member never replaces its own, so that one is someone else's, for good. */
 static int
-watch_says_stale(struct tmq_live_watch *w, int fd, uint64_t tag, uint32_t id)
+watch_says_stale(struct tmq_live_watch *w, const struct stat *st, int fd,
+    uint64_t tag, uint32_t id)
 {
 	struct tmq_live_seen *s;
-	struct stat st;
 	double now = tmq_mono();
 	long at;
 
-	if (fstat(fd, &st) < 0)
-		return 0;
 	at = tmq_idx_find(&w->ix, id);
 	if (at < 0) {
 		if (tmq_grow(&w->v, &w->cap, w->n + 1, sizeof *w->v) < 0 ||
 		    tmq_idx_put(&w->ix, id, (uint32_t)w->n) < 0)
 			return 0;
 		at = (long)w->n++;
+		memset(&w->v[at], 0, sizeof w->v[at]);
 		w->v[at].id = id;
 		w->v[at].tag = tag + 1;		/* not seen yet */
 	}
 	s = &w->v[at];
-	if (s->tag != tag || s->mt_sec != (long long)st.st_mtim.tv_sec ||
-	    s->mt_nsec != (long long)st.st_mtim.tv_nsec) {
+	if (s->tag == tag && (s->dev != (unsigned long long)st->st_dev ||
+	    s->ino != (unsigned long long)st->st_ino))
+		s->replaced = 1;
+	if (s->replaced)
+		return 1;
+	if (s->tag != tag || s->mt_sec != (long long)st->st_mtim.tv_sec ||
+	    s->mt_nsec != (long long)st->st_mtim.tv_nsec) {
 		if (s->tag != tag) {
 			s->tag = tag;
+			s->dev = (unsigned long long)st->st_dev;
+			s->ino = (unsigned long long)st->st_ino;
 			s->timeout = timeout_in(fd);
 			if (s->timeout == 0)
 				s->timeout = w->timeout;
 		}
-		s->mt_sec = (long long)st.st_mtim.tv_sec;
-		s->mt_nsec = (long long)st.st_mtim.tv_nsec;
+		s->mt_sec = (long long)st->st_mtim.tv_sec;
+		s->mt_nsec = (long long)st->st_mtim.tv_nsec;
 		s->since = now;
 		return 0;
 	}
@@ -305,6 +333,7 @@ probe_in(int dfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 {
 	struct tmq_error e;
 	struct flock fl;
+	struct stat st;
 	char name[64], shown[80];
 	int fd;
 
@@ -317,16 +346,29 @@ probe_in(int dfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 		return TMQ_LIVE_UNKNOWN;
 	}
 	whole_file(&fl, F_WRLCK);
-	if (fcntl(fd, F_OFD_GETLK, &fl) < 0) {
+	if (fcntl(fd, F_OFD_GETLK, &fl) < 0 || fstat(fd, &st) < 0) {
 		close(fd);
 		return TMQ_LIVE_UNKNOWN;
 	}
-	if (fl.l_type == F_UNLCK) {
+	/* A member holds a write lock, which no read lock can share the
+	 * file with: a read lock (a sweep's, anyone's) is no member's. */
+	if (fl.l_type != F_WRLCK) {
 		close(fd);
 		return TMQ_LIVE_DEAD;
 	}
-	if (w != NULL && w->watch != NULL && watch_says_stale(w->watch, fd,
-	    tag, id)) {
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		close(fd);
+		if (w != NULL && first_time(tag)) {
+			char why[160];
+
+			snprintf(why, sizeof why, "%s: writable by others than "
+			    "its owner, its lock could be theirs", shown);
+			say_unvouched(w, id, 0, why);
+		}
+		return TMQ_LIVE_UNKNOWN;
+	}
+	if (w != NULL && w->watch != NULL && watch_says_stale(w->watch, &st,
+	    fd, tag, id)) {
 		close(fd);
 		return TMQ_LIVE_STALE;
 	}
@@ -548,11 +590,78 @@ tmq_live_member(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	    TMQ_LIVE_UNKNOWN;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The tags of the names live.TAG in dfd (.tmq), sorted, in *tags (NULL
+ * when none); -1 when the directory could not be read to its end. */
+static int
+listed_tags(int dfd, uint64_t **tags, size_t *n)
+{
+	struct dirent *d;
+	size_t cap = 0;
+	DIR *dir;
+	int fd;
+
+	*tags = NULL;
+	*n = 0;
+	if ((fd = dup(dfd)) < 0)
+		return -1;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	rewinddir(dir);
+	for (;;) {
+		unsigned long long tag;
+		char *end;
+
+		errno = 0;
+		if ((d = readdir(dir)) == NULL)
+			break;
+		if (strncmp(d->d_name, "live.", 5) != 0 ||
+		    strlen(d->d_name) != 5 + 16 ||
+		    strspn(d->d_name + 5, "0123456789abcdef") != 16)
+			continue;
+		tag = strtoull(d->d_name + 5, &end, 16);
+		if (*end != '\0')
+			continue;
+		if (tmq_grow(tags, &cap, *n + 1, sizeof **tags) < 0)
+			goto fail;
+		(*tags)[(*n)++] = (uint64_t)tag;
+	}
+	if (errno != 0)
+		goto fail;
+	closedir(dir);
+	qsort(*tags, *n, sizeof **tags, cmp_u64);
+	return 0;
+fail:
+	closedir(dir);
+	free(*tags);
+	*tags = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* The members the rebalance under way waits for.  A log may name any
+ * number of ids (a co-user's JOINED lines cost them one line each), but
+ * only those with a lock file can be vouched alive: .tmq is listed once,
+ * and only the members whose files are there are probed, so a poll costs
+ * the files there, not the ids of the log.  (A member's file is there
+ * before its JOINED, which the state was read to before this.) */
 static void
 pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
     int has_self, uint32_t self, unsigned *alive, unsigned *unknown,
     uint32_t *ids, unsigned cap)
 {
+	uint64_t *tags = NULL;
+	size_t ntags = 0;
+	int dfd = -2, listed = 0;
 	unsigned i;
 
 	*alive = *unknown = 0;
@@ -561,6 +670,7 @@ pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	for (i = 0; i < s->nmembers; i++) {
 		const struct tmq_gmember *m = &s->members[i];
 		const struct tmq_offer *last;
+		enum tmq_liveness l;
 		int heard;
 
 		if (!m->claimed || m->left || (has_self && m->id == self) ||
@@ -575,7 +685,24 @@ pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
 		heard = !s->have_assignment || m->last_offset > s->ended_offset;
 		if (!heard && (last == NULL || last->nparts == 0))
 			continue;
-		switch (probe(w->logdirfd, m->tag, w, m->id)) {
+		if (dfd == -2) {
+			if ((dfd = tmq_dot_open(w->logdirfd, 0)) < 0) {
+				struct tmq_error e;
+
+				if (errno != ENOENT && !said_dir) {
+					said_dir = 1;
+					tmq_dot_fail(w->logdirfd, TMQ_DOT_DIR, &e);
+					say_unvouched(w, m->id, 1, e.msg);
+				}
+			} else
+				listed = listed_tags(dfd, &tags, &ntags) == 0;
+		}
+		if (dfd < 0 || (listed && bsearch(&m->tag, tags, ntags,
+		    sizeof *tags, cmp_u64) == NULL))
+			l = TMQ_LIVE_UNKNOWN;
+		else
+			l = probe_in(dfd, m->tag, w, m->id);
+		switch (l) {
 		case TMQ_LIVE_YES:
 			if (ids != NULL && *alive < cap)
 				ids[*alive] = m->id;
@@ -589,6 +716,9 @@ pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
 			break;
 		}
 	}
+	free(tags);
+	if (dfd >= 0)
+		close(dfd);
 }
 
 void
@@ -639,12 +769,12 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 
 int
 tmq_live_may_end(const struct tmq_live_where *w, const struct tmq_gstate *s,
-    int has_self, uint32_t self, double now)
+    int has_self, uint32_t self, double now, double end)
 {
 	unsigned alive, unknown;
 
 	if (!s->rebalancing)
 		return 0;
 	tmq_live_pending(w, s, has_self, self, &alive, &unknown);
-	return alive == 0 && (unknown == 0 || now >= s->rebal_end);
+	return alive == 0 && (unknown == 0 || now >= end);
 }

@@ -5,9 +5,11 @@
  * its JOINED, in hex), from before it writes that JOINED until it leaves.
  * The kernel, or the lock manager of NFS or GlusterFS, drops the lock when
  * the process dies, however it dies; a stopped or slow process keeps it.
- * So anyone can probe (F_OFD_GETLK): a held lock is a live member, a file
- * without its lock a dead one, no file a member we cannot vouch for (the
- * TwainMQ library's members hold no lock).
+ * So anyone can probe (F_OFD_GETLK): a held write lock is a live member, a
+ * file without one a dead one, no file a member we cannot vouch for (the
+ * TwainMQ library's members hold no lock).  The file is writable by its
+ * owner alone, so a co-user can neither take that lock nor set its time
+ * (liveness.c says what they can still do).
  *
  * The lock files are this file's; what a group's members are, it reads
  * from the group's state (groupstate.h), and nothing else of the group. */
@@ -66,6 +68,9 @@ struct tmq_live_seen {
 	long long mt_sec, mt_nsec;	/* the modification time last seen */
 	double since;			/* monotonic time it was first seen */
 	double timeout;			/* the holder's session timeout */
+	unsigned long long dev, ino;	/* the file first seen for tag */
+	int replaced;			/* another file since: not the
+					 * member's (liveness.c) */
 };
 
 struct tmq_live_watch {
@@ -135,8 +140,11 @@ int tmq_live_silence(const struct tmq_live_where *w,
     double *timeout);
 /* Whether the rebalance under way may end now: every live member has
  * offered, and so has every member that may be alive, or the window is
- * over for those.  A member known alive is waited for past the window. */
+ * over for those (now past end: tmq_group_rebal_end, not what its line
+ * claims).  A member known alive is waited for past the window.  Only the
+ * members with a lock file in .tmq are probed (liveness.c). */
 int tmq_live_may_end(const struct tmq_live_where *w,
-    const struct tmq_gstate *s, int has_self, uint32_t self, double now);
+    const struct tmq_gstate *s, int has_self, uint32_t self, double now,
+    double end);
 
 #endif

@@ -471,7 +471,8 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	tmq_group_where(&mb->g, &w);
 	if (s->rebalancing && mb->answered == s->rebal_offset + 1 &&
 	    mb->ended != s->rebal_offset + 1 &&
-	    tmq_live_may_end(&w, s, 1, mb->id, now)) {
+	    tmq_live_may_end(&w, s, 1, mb->id, now,
+	    tmq_group_rebal_end(&mb->g, mb->window))) {
 		mb->ended = s->rebal_offset + 1;
 		memset(&m, 0, sizeof m);
 		m.kind = TMQ_G_ENDREBAL;

@@ -8,7 +8,12 @@
  * cannot vouch for (never dead, and no probe waits on it), said once.  A
  * hold leaves no temporary beside the file, and refuses a name that is
  * there; the sweep removes the temporaries (and an older tmq's new.TAG)
- * that killed members left, a minute old and unlocked, and no other. */
+ * that killed members left, a minute old and unlocked, and no other.
+ * What a co-user cannot forge: a lock file is writable by its owner
+ * alone; a read lock on a dead member's file (anyone's) is no member's;
+ * a held lock on a file others may write vouches for nobody; a watch
+ * counts a member whose file became another as gone; and a rebalance's
+ * probes go only to the members whose files are there. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -227,6 +232,29 @@ main(void)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	is_int(tmq_live_probe(dirfd, 2), TMQ_LIVE_DEAD, "child killed: dead");
+	{
+		struct stat st;
+		struct flock rl;
+		int rfd = openat(dirfd, ".tmq/live.0000000000000002", O_RDONLY);
+
+		ok(fstatat(dirfd, ".tmq/live.0000000000000002", &st, 0) == 0 &&
+		    (st.st_mode & 07777) == 0644, "a lock file is 0644");
+		memset(&rl, 0, sizeof rl);
+		rl.l_type = F_RDLCK;
+		rl.l_whence = SEEK_SET;
+		ok(rfd >= 0 && fcntl(rfd, F_OFD_SETLK, &rl) == 0,
+		    "anyone may read-lock a dead member's file");
+		is_int(tmq_live_probe(dirfd, 2), TMQ_LIVE_DEAD,
+		    "a read lock holds no member alive");
+		close(rfd);
+		/* A write lock on a file others may write: anyone's. */
+		ok(fchmodat(dirfd, ".tmq/live.0000000000000001", 0664, 0) == 0,
+		    "1's file made group-writable");
+		is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN,
+		    "held, but writable by others: unvouched");
+		(void)fchmodat(dirfd, ".tmq/live.0000000000000001", 0644, 0);
+		is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_YES, "0644 again: alive");
+	}
 
 	/* A rebalance: we are 1; 2 died holding partitions; 3 is a live
 	 * member not yet offering; 4 is unvouched, heard from since the last
@@ -252,17 +280,19 @@ main(void)
 	tmq_live_pending(&w, &g, 1, 1, &alive, &unknown);
 	is_int((int)alive, 1, "pending alive: 3");
 	is_int((int)unknown, 1, "pending unknown: 4");
-	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0), "not before 3 and 4 offer");
-	ok(!tmq_live_may_end(&w, &g, 1, 1, 2000.0),
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0, g.rebal_end), "not before 3 and 4 offer");
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 2000.0, g.rebal_end),
 	    "past the window: still waiting for the living 3");
 	add_offer(&g, &g.offers, &g.noffers, 3, 4, 0);
-	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0),
+	ok(!tmq_live_may_end(&w, &g, 1, 1, 999.0, g.rebal_end),
 	    "3 offered: 4 has until the window ends");
-	ok(tmq_live_may_end(&w, &g, 1, 1, 1000.0), "window over: 4 is cut off");
+	ok(tmq_live_may_end(&w, &g, 1, 1, 1000.0, g.rebal_end), "window over: 4 is cut off");
+	ok(tmq_live_may_end(&w, &g, 1, 1, 500.0, 500.0),
+	    "an end the group's rule puts sooner: 4 is cut off then");
 	tmq_live_pending(&w, &g, 0, 0, &alive, &unknown);
 	ok(alive == 0 && unknown == 1, "an observer (no self) waits for 4 too");
 	add_offer(&g, &g.offers, &g.noffers, 4, 4, 0);
-	ok(tmq_live_may_end(&w, &g, 1, 1, 0.0), "everyone offered: end at once");
+	ok(tmq_live_may_end(&w, &g, 1, 1, 0.0, g.rebal_end), "everyone offered: end at once");
 
 	/* After the rebalance, 2's file goes; 1 and 3 keep theirs. */
 	free(g.assigned);
@@ -307,6 +337,44 @@ main(void)
 	sweep(&w, &g);
 	ok(!file_there(dirfd, 7) && !file_there(dirfd, 8) &&
 	    !file_there(dirfd, 9), "once they hold nothing, all three go");
+
+	/* A watch that saw 20's own file counts a file put in its place,
+	 * locked and beating, as another's: 20 is gone for good.  A probe
+	 * without the watch cannot tell. */
+	{
+		struct tmq_live_watch wt;
+		struct tmq_live_where ww = w;
+		struct flock wl;
+		int ours;
+		pid_t k = holder(dirfd, 20);
+
+		memset(&wt, 0, sizeof wt);
+		wt.timeout = 30;
+		ww.watch = &wt;
+		add_member(&g, 20, 20, 30);
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_YES,
+		    "20 held: alive to the watch");
+		kill(k, SIGKILL);
+		waitpid(k, NULL, 0);
+		ours = openat(dirfd, ".tmq/ours", O_RDWR | O_CREAT, 0644);
+		memset(&wl, 0, sizeof wl);
+		wl.l_type = F_WRLCK;
+		wl.l_whence = SEEK_SET;
+		ok(ours >= 0 && fcntl(ours, F_OFD_SETLK, &wl) == 0 &&
+		    renameat(dirfd, ".tmq/ours", dirfd,
+		    ".tmq/live.0000000000000014") == 0,
+		    "another file, locked, in 20's place");
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_STALE,
+		    "the watch sees it is not 20's: gone");
+		(void)futimens(ours, NULL);
+		is_int(tmq_live_member(&ww, &g, 20), TMQ_LIVE_STALE,
+		    "and beating changes nothing");
+		is_int(tmq_live_probe(dirfd, 20), TMQ_LIVE_YES,
+		    "a probe without the watch cannot tell");
+		unlinkat(dirfd, ".tmq/live.0000000000000014", 0);
+		close(ours);
+		tmq_live_watch_free(&wt);
+	}
 
 	is_int(hold_while_sweeping(dirfd, 3000), 0,
 	    "a lock taken while another process sweeps is always on the "
