@@ -168,3 +168,57 @@ valid_utf8() {
 	assert_success
 	assert_output Événement
 }
+
+# ------------------------------------------------------------ inflating
+
+# plant_inflating FILE N: append N lines of 4,096 bytes (newline included),
+# each a text payload of as many "a" as fit: 3,351,488 bytes.
+plant_inflating() {
+	python3 - "$@" <<'EOF'
+import base64, struct, sys, zlib
+path, count = sys.argv[1], int(sys.argv[2])
+def line(n):
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    body = z.compress(b"a" * n) + z.flush()
+    return (base64.b85encode(b"\0\1") + base64.b85encode(struct.pack(">d", 1795597320.0))
+            + base64.b85encode(body) + b"\n")
+lo, hi = 1, 4 << 20
+while lo < hi:
+    mid = (lo + hi + 1) // 2
+    if len(line(mid)) <= 4096:
+        lo = mid
+    else:
+        hi = mid - 1
+assert lo == 3351488 and len(line(lo)) == 4096, lo
+with open(path, "ab") as f:
+    f.write(line(lo) * count)
+EOF
+}
+
+@test "2 MiB of planted lines that each inflate to 3.35 MB cost a victim's tmq-get -n 1, and a group member, bounded memory and CPU, not a payload for each line of a batch" {
+	two_users
+	as "$U1" "tmq-topic create -p 1 ev" || fail "cannot create ev"
+	# The attacker writes the lines itself: 512 of them, one batch.
+	plant_inflating "$BATS_TEST_TMPDIR/lines" 512
+	as "$U1" "cat >>\$TMQ_ROOT/ev/$(today_file)" <"$BATS_TEST_TMPDIR/lines"
+	run stat -c %s "$SHARED/root/ev/$(today_file)"
+	assert_output 2097152
+	# (Before: 1.69 GB and 8 to 16 s of CPU for one message.)
+	cost "$U2" tmq-get -n 1 -F "'%o %S\n'" ev
+	assert_equal "$status $(cat out) $(cat err)" "0 0 3351488 "
+	sanitized || at_most "tmq-get -n 1: peak KiB" "$kib" 65536
+	at_most "tmq-get -n 1: CPU seconds" "$cpu" 2
+	cost "$U2" tmq-get -g G --window 1 -n 1 -F "'%o %S\n'" ev
+	assert_equal "$status $(cat out) $(cat err)" "0 0 3351488 "
+	sanitized || at_most "tmq-get -g G -n 1: peak KiB" "$kib" 65536
+	at_most "tmq-get -g G -n 1: CPU seconds" "$cpu" 2
+	# Read on past what one batch keeps: every line, in order, and the
+	# same bound (what the reading costs in CPU is the inflating itself).
+	cost "$U2" tmq-get -n 40 -F "'%o %S\n'" ev
+	assert_equal "$status $(cat err)" "0 "
+	assert_equal "$(cat out)" "$(seq 0 39 | sed 's/$/ 3351488/')"
+	sanitized || at_most "tmq-get -n 40: peak KiB" "$kib" 65536
+	# tmq-dump, one line at a time, as it was.
+	cost "$U2" tmq-dump ev
+	sanitized || at_most "tmq-dump: peak KiB" "$kib" 65536
+}
