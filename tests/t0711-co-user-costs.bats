@@ -222,3 +222,24 @@ EOF
 	cost "$U2" tmq-dump ev
 	sanitized || at_most "tmq-dump: peak KiB" "$kib" 65536
 }
+
+# ------------------------------------------------------------ partitions
+
+@test "a planted 34-byte definition of 65,536 partitions costs a victim's reads what a partition's reader is, not a buffer each; one of more is refused, saying the bound" {
+	two_users
+	as "$U1" "mkdir \$TMQ_ROOT/big && printf '{\"key_width\":2,\"partitions\":65536}' >\$TMQ_ROOT/big.twc"
+	run stat -c %s "$SHARED/root/big.twc"
+	assert_output 34
+	# (Before: 334 MB; a partition's reader is about 1 KB.)
+	cost "$U2" tmq-get -n 1 big
+	assert_equal "$status $(cat out) $(cat err)" "0  "
+	sanitized || at_most "tmq-get -n 1 of 65,536 declared partitions: peak KiB" "$kib" 131072
+	cost "$U2" tmq-get -F "'%p\n'" big
+	assert_equal "$status $(cat out) $(cat err)" "0  "
+	sanitized || at_most "tmq-get of 65,536 declared partitions: peak KiB" "$kib" 131072
+	as "$U1" "printf '{\"key_width\":2,\"partitions\":65537}' >\$TMQ_ROOT/big.twc"
+	run --separate-stderr as "$U2" "tmq-get -n 1 big"
+	assert_fails_with "tmq-get: big: corrupt big.twc: bad partitions 65537 (1 to 65536)"
+	run --separate-stderr as "$U2" "tmq-dump big"
+	assert_fails_with "tmq-dump: big: corrupt big.twc: bad partitions 65537 (1 to 65536)"
+}
