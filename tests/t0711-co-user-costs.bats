@@ -218,9 +218,6 @@ EOF
 	assert_equal "$status $(cat err)" "0 "
 	assert_equal "$(cat out)" "$(seq 0 39 | sed 's/$/ 3351488/')"
 	sanitized || at_most "tmq-get -n 40: peak KiB" "$kib" 65536
-	# tmq-dump, one line at a time, as it was.
-	cost "$U2" tmq-dump ev
-	sanitized || at_most "tmq-dump: peak KiB" "$kib" 65536
 }
 
 # ------------------------------------------------------------ partitions
