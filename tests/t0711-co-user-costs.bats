@@ -70,11 +70,6 @@ as() {
 	    ASAN_OPTIONS="${ASAN_OPTIONS-}" sh -c "umask 022; cd /; $*"
 }
 
-# A build with AddressSanitizer: its memory is not what a user's is.
-sanitized() {
-	ldd "$TMQ_BIN/tmq-get" 2>/dev/null | grep -q libasan
-}
-
 # cost USER COMMAND: run COMMAND as USER, stdout into out, stderr into
 # err; status into $status, its peak memory (KiB) into $kib and its CPU
 # time (user and system, seconds) into $cpu.
@@ -96,6 +91,16 @@ at_most() {
 	if awk -v g="$2" -v m="$3" 'BEGIN { exit !(g > m) }'; then
 		fail "$1: $2, more than $3"
 	fi
+}
+
+# kib_at_most WHAT MAX: $kib (from cost) is at most MAX, in a plain build;
+# under sanitizers (TMQ_SANITIZED, test_helper) a note of it instead.
+kib_at_most() {
+	if [ -n "$TMQ_SANITIZED" ]; then
+		echo "# $1: $kib KiB under sanitizers (bound of $2 KiB not asserted)" >&3
+		return 0
+	fi
+	at_most "$1: peak KiB" "$kib" "$2"
 }
 
 # The day file tmq-put starts today for partition 0.
@@ -206,18 +211,18 @@ EOF
 	# (Before: 1.69 GB and 8 to 16 s of CPU for one message.)
 	cost "$U2" tmq-get -n 1 -F "'%o %S\n'" ev
 	assert_equal "$status $(cat out) $(cat err)" "0 0 3351488 "
-	sanitized || at_most "tmq-get -n 1: peak KiB" "$kib" 65536
+	kib_at_most "tmq-get -n 1" 65536
 	at_most "tmq-get -n 1: CPU seconds" "$cpu" 2
 	cost "$U2" tmq-get -g G --window 1 -n 1 -F "'%o %S\n'" ev
 	assert_equal "$status $(cat out) $(cat err)" "0 0 3351488 "
-	sanitized || at_most "tmq-get -g G -n 1: peak KiB" "$kib" 65536
+	kib_at_most "tmq-get -g G -n 1" 65536
 	at_most "tmq-get -g G -n 1: CPU seconds" "$cpu" 2
 	# Read on past what one batch keeps: every line, in order, and the
 	# same bound (what the reading costs in CPU is the inflating itself).
 	cost "$U2" tmq-get -n 40 -F "'%o %S\n'" ev
 	assert_equal "$status $(cat err)" "0 "
 	assert_equal "$(cat out)" "$(seq 0 39 | sed 's/$/ 3351488/')"
-	sanitized || at_most "tmq-get -n 40: peak KiB" "$kib" 65536
+	kib_at_most "tmq-get -n 40" 65536
 }
 
 # ------------------------------------------------------------ partitions
@@ -230,10 +235,10 @@ EOF
 	# (Before: 334 MB; a partition's reader is about 1 KB.)
 	cost "$U2" tmq-get -n 1 big
 	assert_equal "$status $(cat out) $(cat err)" "0  "
-	sanitized || at_most "tmq-get -n 1 of 65,536 declared partitions: peak KiB" "$kib" 131072
+	kib_at_most "tmq-get -n 1 of 65,536 declared partitions" 131072
 	cost "$U2" tmq-get -F "'%p\n'" big
 	assert_equal "$status $(cat out) $(cat err)" "0  "
-	sanitized || at_most "tmq-get of 65,536 declared partitions: peak KiB" "$kib" 131072
+	kib_at_most "tmq-get of 65,536 declared partitions" 131072
 	as "$U1" "printf '{\"key_width\":2,\"partitions\":65537}' >\$TMQ_ROOT/big.twc"
 	run --separate-stderr as "$U2" "tmq-get -n 1 big"
 	assert_fails_with "tmq-get: big: corrupt big.twc: bad partitions 65537 (1 to 65536)"
