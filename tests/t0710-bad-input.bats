@@ -794,7 +794,7 @@ group-list | tmq-group list >/dev/null | 1 | tmq-group: '\x1b[31m': bad group na
 group-list-json | tmq-group list --json >/dev/null | 1 | tmq-group: '\x1b[31m': bad group name (use letters, digits, '_', '.' and '-')
 dump | tmq-dump >/dev/null | 1 | tmq-dump: '\x1b]0;owned\x07': bad topic name (use letters, digits, '_', '.' and '-'){NL}tmq-dump: '\x1b[31m': bad group name (use letters, digits, '_', '.' and '-'){NL}tmq-dump: 'a\nb': bad topic name (use letters, digits, '_', '.' and '-')
 get-operand | tmq-get $'\e[2J' | 1 | tmq-get: '\x1b[2J': bad topic name (use letters, digits, '_', '.' and '-')
-type-name | twc t $'{"key_width": 2, "partitions": 1, "message_types": {"\\u001b]0;x\\u0007": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: bad index for type "\x1b]0;x\x07"
+type-name | twc t $'{"key_width": 2, "partitions": 1, "message_types": {"\\u001b]0;x\\u0007": -1}}'; tmq-get t | 1 | tmq-get: t: corrupt t.twc: '\x1b]0;x\x07': bad type name (control character U+001B)
 group-topic | twc --group--T $'{"key_width": 4, "partitions": 1, "message_types": {}, "topic": "\\u001b[31m"}'; tmq-group describe T | 1 | tmq-group: --group--T: corrupt --group--T.twc: "topic": '\x1b[31m': bad topic name (use letters, digits, '_', '.' and '-')
 EOF
 	# The listings themselves hold only good names.

@@ -70,6 +70,7 @@ tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
 	it->key_width = key_width;
 	it->ntypes = ntypes;
 	it->problem = problem != NULL;
+	it->done = 0;
 	if (problem != NULL)
 		snprintf(it->err, sizeof it->err, "%s", problem);
 	it->line_at = b->lines_len;
@@ -92,7 +93,12 @@ decode_half(void *arg)
 		struct tmq_ditem *it = &b->items[i];
 		size_t kb;
 
+		/* Bounded by bytes: the rest waits until it is taken (at
+		 * least one is decoded, so a take always gets on). */
+		if (h->outlen >= TMQ_BATCH_BYTES / 2)
+			break;
 		it->half = (int)(h - b->half);
+		it->done = 1;
 		it->ok = 0;
 		if (it->problem)
 			continue;
@@ -125,12 +131,18 @@ decode_half(void *arg)
 	}
 }
 
-void
-tmq_dbatch_decode(struct tmq_dbatch *b)
+/* Decode [from, b->n), none of which is decoded yet, split over the two
+ * halves. */
+static void
+decode_rest(struct tmq_dbatch *b, size_t from)
 {
-	size_t mid = b->n >= SPLIT_MIN ? b->n / 2 : b->n;
+	size_t n = b->n - from;
+	size_t mid = n >= SPLIT_MIN ? from + n / 2 : b->n;
+	size_t i;
 
-	b->half[0].from = 0;
+	for (i = from; i < b->n; i++)
+		b->items[i].done = 0;
+	b->half[0].from = from;
 	b->half[0].to = mid;
 	b->half[1].from = mid;
 	b->half[1].to = b->n;
@@ -138,6 +150,35 @@ tmq_dbatch_decode(struct tmq_dbatch *b)
 		tmq_par_run(&b->par, decode_half, &b->half[0], &b->half[1]);
 	else
 		decode_half(&b->half[0]);
+}
+
+void
+tmq_dbatch_decode(struct tmq_dbatch *b)
+{
+	decode_rest(b, 0);
+}
+
+/* The item at b->pos was left undecoded (its half was full).  When items
+ * after it are decoded, they are all one half's (the second's, from the
+ * split: the gaps before them are filled by the other alone, whose items
+ * are all taken); decode up to them on the other half.  Else decode the
+ * rest of the batch on both. */
+static void
+decode_more(struct tmq_dbatch *b)
+{
+	size_t k;
+	struct tmq_dhalf *h;
+
+	for (k = b->pos; k < b->n && !b->items[k].done; k++)
+		;
+	if (k == b->n) {
+		decode_rest(b, b->pos);
+		return;
+	}
+	h = &b->half[1 - b->items[k].half];
+	h->from = b->pos;
+	h->to = k;
+	decode_half(h);
 }
 
 const struct tmq_ditem *
@@ -148,6 +189,8 @@ tmq_dbatch_take(struct tmq_dbatch *b, struct tmq_msg *m)
 
 	if (b->pos >= b->n)
 		return NULL;
+	if (!b->items[b->pos].done)
+		decode_more(b);
 	it = &b->items[b->pos++];
 	m->offset = it->offset;
 	if (it->ok) {

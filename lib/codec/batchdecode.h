@@ -1,6 +1,13 @@
 /* batchdecode.h: decoding a batch of lines at once, split over two cores,
  * for the consumer: lines go in, in reading order; decoded messages (or
- * the reason a line is corrupt) come out in the same order. */
+ * the reason a line is corrupt) come out in the same order.
+ *
+ * What a batch keeps is bounded by bytes, not by lines: each half stops
+ * decoding once it holds TMQ_BATCH_BYTES / 2 bytes of payloads (one
+ * payload, of at most TMQ_PAYLOAD_MAX, past it), and what it left is
+ * decoded when it is taken.  512 lines of 4 KB that each inflate to
+ * 3.35 MB would otherwise be 1.7 GB held at once, for a reader that
+ * wants one message. */
 #ifndef TMQ_BATCHDECODE_H
 #define TMQ_BATCHDECODE_H
 
@@ -10,6 +17,8 @@
 #include "message.h"
 #include "parallel.h"
 
+#define TMQ_BATCH_BYTES (8u << 20)
+
 struct tmq_ditem {
 	size_t src;			/* the caller's source index */
 	uint64_t offset;
@@ -18,6 +27,7 @@ struct tmq_ditem {
 	size_t line_at, line_len;	/* in the batch's line arena */
 	int problem;			/* the reader's: corrupt (err says
 					 * why) */
+	int done;			/* decoded, or found not to decode */
 	int ok;				/* decoded (else err says why) */
 	int half;			/* which half decoded it */
 	double ts;
@@ -55,10 +65,11 @@ void tmq_dbatch_reset(struct tmq_dbatch *b);
 int tmq_dbatch_add(struct tmq_dbatch *b, size_t src, uint64_t offset,
     int key_width, unsigned ntypes, const char *line, size_t len,
     const char *problem);
-/* Decode everything queued. */
+/* Decode what was queued, up to the batch's bound in bytes (the rest is
+ * decoded as it is taken). */
 void tmq_dbatch_decode(struct tmq_dbatch *b);
 /* The next item in order, or NULL; its message into m (payload pointing
- * into the batch until the next reset). */
+ * into the batch until the next take or reset). */
 const struct tmq_ditem *tmq_dbatch_take(struct tmq_dbatch *b,
     struct tmq_msg *m);
 /* The first item not yet taken from source src, or NULL. */

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "names.h"
+#include "utf8.h"
 
 /* Names come from the command line and from the root's directory: a name
  * that breaks the rules is shown escaped, 64 bytes at most, so that a file
@@ -73,3 +74,55 @@ tmq_any_name_check(const char *name, struct tmq_error *e)
 	return tmq_topic_name_check(name, e);
 }
 
+
+/* The code point that begins s (valid UTF-8), its length into *len. */
+static unsigned long
+code_point(const unsigned char *s, size_t *len)
+{
+	if (s[0] < 0x80) {
+		*len = 1;
+		return s[0];
+	}
+	if (s[0] < 0xE0) {
+		*len = 2;
+		return (unsigned long)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+	}
+	if (s[0] < 0xF0) {
+		*len = 3;
+		return (unsigned long)(s[0] & 0x0F) << 12 |
+		    (unsigned long)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+	}
+	*len = 4;
+	return (unsigned long)(s[0] & 0x07) << 18 |
+	    (unsigned long)(s[1] & 0x3F) << 12 |
+	    (unsigned long)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+}
+
+int
+tmq_type_name_check(const char *name, struct tmq_error *e)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name), i, len;
+	char shown[68];
+
+	if (n == 0)
+		return tmq_fail(e, "empty type name");
+	if (n > TMQ_TYPE_NAME_MAX)
+		return tmq_fail(e, "'%s': type name too long (%zu bytes, at "
+		    "most %d)", tmq_escape_name(name, shown, sizeof shown), n,
+		    TMQ_TYPE_NAME_MAX);
+	if (!tmq_utf8_valid(s, n))
+		return tmq_fail(e, "'%s': bad type name (not valid UTF-8)",
+		    tmq_escape_name(name, shown, sizeof shown));
+	for (i = 0; i < n; i += len) {
+		unsigned long c = code_point(s + i, &len);
+
+		if (c < 0x20 || (c >= 0x7F && c < 0xA0) || c == 0x200E ||
+		    c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+		    (c >= 0x2066 && c <= 0x2069))
+			return tmq_fail(e, "'%s': bad type name (control "
+			    "character U+%04lX)", tmq_escape_name(name, shown,
+			    sizeof shown), c);
+	}
+	return 0;
+}

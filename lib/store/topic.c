@@ -171,6 +171,10 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 		json_object_object_foreach(types, name, idx) {
 			long long i;
 
+			/* Printed as it is (tmq-get -F %y, -J): checked as
+			 * strictly as the names of topics. */
+			if (tmq_type_name_check(name, e) < 0)
+				goto out;
 			if (!json_object_is_type(idx, json_type_int) ||
 			    (i = json_object_get_int64(idx)) < 0 ||
 			    i >= TMQ_MAX_TYPES) {

@@ -470,8 +470,8 @@ create(int rootfd, const char *name, int key_width, unsigned partitions,
 	for (i = 0; i < ntypes; i++) {
 		if (types[i] == NULL)
 			continue;
-		if (types[i][0] == '\0')
-			return tmq_fail(e, "empty type name");
+		if (tmq_type_name_check(types[i], e) < 0)
+			return -1;
 		for (j = 0; j < i; j++)
 			if (types[j] != NULL && strcmp(types[i], types[j]) == 0)
 				return tmq_fail(e, "type '%s' given twice",

@@ -51,9 +51,14 @@ escape_one(const unsigned char *s, size_t n, size_t *used, char *out)
 	case '\\': *used = 1; memcpy(out, "\\\\", 2); return 2;
 	}
 	len = utf8_seq(s, n);
-	/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F. */
+	/* C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F.  The
+	 * bidirectional controls (U+200E, U+200F, U+202A..U+202E,
+	 * U+2066..U+2069) reorder what a terminal shows after them. */
 	if (len == 0 || c < 0x20 || c == 0x7f ||
-	    (len == 2 && c == 0xc2 && s[1] < 0xa0)) {
+	    (len == 2 && c == 0xc2 && s[1] < 0xa0) ||
+	    (len == 3 && c == 0xe2 && ((s[1] == 0x80 && (s[2] == 0x8e ||
+	    s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae))) ||
+	    (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))) {
 		m = len ? len : 1;
 		for (k = 0; k < m; k++) {
 			out[o++] = '\\';

@@ -5,9 +5,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* For humans on a terminal: printable UTF-8 as is; controls (C0, DEL, C1),
- * backslash and invalid bytes as C escapes (\n, \t, \x1b, \\), so no payload
- * can move the cursor or retitle a window. */
+/* For humans on a terminal: printable UTF-8 as is; controls (C0, DEL, C1,
+ * and the bidirectional ones, U+200E, U+200F, U+202A..U+202E and
+ * U+2066..U+2069, each byte as \xNN), backslash and invalid bytes as C
+ * escapes (\n, \t, \x1b, \\), so no payload can move the cursor,
+ * retitle a window or reorder what follows it. */
 void tmq_escape_terminal(FILE *f, const unsigned char *s, size_t n);
 /* The same, and a space as \x20: a field among others on a line of
  * "name=value" words (tmq-dump's key= and type=), read back by splitting

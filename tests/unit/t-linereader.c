@@ -574,8 +574,12 @@ main(void)
 	next_is(&r, L[0], 0, NULL, "p8: the line before");
 	next_is(&r, NULL, 1, "line too long", "p8: a 1.5 MiB line");
 	next_is(&r, L[2], 2, NULL, "p8: the line after");
-	next_none(&r, "p8: at the end");
 	is_int(r.cap, LR_BUFSZ, "p8: the buffer stayed at 64 KiB");
+	next_none(&r, "p8: at the end");
+	ok(r.buf == NULL && r.cap == 0, "p8: at the end, with nothing in it, "
+	    "the buffer is let go");
+	putline("8-20261125_0.tmf", L[3]);
+	next_is(&r, L[3], 3, NULL, "p8: a line written later, in a new one");
 	tmq_lr_close(&r);
 
 	/* Partition 9: the longest line that fits, and one byte more. */
