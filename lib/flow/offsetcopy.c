@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "notice.h"
 #include "offsetcopy.h"
 #include "partscan.h"
 #include "timestamp.h"
@@ -160,10 +161,23 @@ tmq_offcopy_place(struct tmq_offcopy *oc, unsigned partition,
 		if (tmq_partition_end(oc->t, partition, &op->end, e) < 0)
 			return tmq_fail_prefix(e, "%s", oc->t->name);
 		op->known = 1;
+		op->nofile = op->end == 0;
 	}
 	if (offset == op->end) {
+		op->nofile = 0;
 		op->end++;
 		return TMQ_OFF_APPEND;
+	}
+	/* A partition that holds no line may begin anywhere (a file's name
+	 * holds its first offset; prune leaves partitions that begin past
+	 * 0): the copy is exact from there. */
+	if (offset > op->end && op->nofile) {
+		op->nofile = 0;
+		op->end = offset + 1;
+		tmq_notice("%s: partition %u held no message: it begins at "
+		    "offset %llu, its first record's (exact from there)",
+		    oc->t->name, partition, (unsigned long long)offset);
+		return TMQ_OFF_BEGIN;
 	}
 	if (offset > op->end) {
 		op->stopped = 1;
