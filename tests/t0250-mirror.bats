@@ -347,27 +347,33 @@ cut_last() {
 	assert_line "1-$(date -u +%Y%m%d)_13.tmf"
 }
 
-@test "put -J --keep-offsets: a cut last line that is not the start of its record is refused, naming the file and how to cut it off; nothing is written after it" {
+@test "put -J --keep-offsets: a cut last line that is not the start of its record stops its partition, naming the file and how to cut it off; nothing is written after it" {
 	cd "$BATS_TEST_TMPDIR"
 	make_ev
-	local dst=$BATS_TEST_TMPDIR/dst f size ends
+	local dst=$BATS_TEST_TMPDIR/dst f size ends n
 	make_copy "$dst"
 	tmq-get -J ev | tmq-put -d "$dst" -J --keep-offsets ev
 	f=$(ls "$dst"/ev/0-*.tmf)
 	size=$(stat -c %s "$f")
 	printf 'not a line' >>"$f"
-	# Source messages after the copy's ends, in partition 0.
+	# Source messages after the copy's ends: two in partition 0, one in
+	# partition 1.
 	ends=$(tmq-topic -d "$dst" info --ends ev)
-	tmq-put -k 10 ev more
-	[ "$(tmq-topic partition ev 10)" = 0 ]
-	run --separate-stderr bash -c 'tmq-get -J --from "$2" ev |
-	    tmq-put -d "$1" -J --keep-offsets ev' _ "$dst" "$ends"
+	[ "$(tmq-topic partition ev 10)" = 0 ] && [ "$(tmq-topic partition ev 1)" = 1 ]
+	tmq-put -k 10 ev more0 again0
+	tmq-put -k 1 ev more1
+	tmq-get -J --from "$ends" ev >recs.jsonl
+	n=$(grep -n '"payload":"more0"' recs.jsonl | cut -d: -f1)
+	run --separate-stderr tmq-put -d "$dst" -J --keep-offsets ev <recs.jsonl
 	assert_failure 1
-	assert_equal "$stderr" "tmq-put: ev: partition 0: ${f##*/} ends in a cut line (10 bytes from byte $size) that is not the start of the record at its offset: nothing written to it; if nothing else writes there, cut it off (truncate -s $size ev/${f##*/}, in the root) and run again; no record was written"
+	assert_equal "$stderr" "tmq-put: ev: record $n: partition 0: ${f##*/} ends in a cut line (10 bytes from byte $size) that is not the start of the record at its offset: nothing more is written to it; if nothing else writes there, cut it off (truncate -s $size ev/${f##*/}, in the root) and run again
+tmq-put: ev: partition 0: 1 more record not written after offset 7"
 	assert_equal "$(stat -c %s "$f")" "$((size + 10))"
+	# The other partitions go on.
+	assert_equal "$(tmq-topic -d "$dst" info --ends ev)" "0=7,1=15,2=9"
 	# As it says.
 	(cd "$dst" && truncate -s "$size" "ev/${f##*/}")
-	tmq-get -J --from "$ends" ev | tmq-put -d "$dst" -J --keep-offsets ev
+	tmq-put -d "$dst" -J --keep-offsets ev <recs.jsonl
 	same_as_source "$dst"
 }
 

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "linereader.h"
 #include "message.h"
+#include "partscan.h"
 #include "topic.h"
 
 enum tmq_offplace {
@@ -38,6 +39,7 @@ struct tmq_offpart {
 	uint64_t stopped_at;		/* the offset that stopped it */
 	int known, stopped;
 	int nofile;			/* it holds no line: none met yet */
+	struct tmq_ptail tail;		/* a cut line at its end, when met */
 	struct tmq_linereader *lr;	/* reading back, when asked to */
 };
 

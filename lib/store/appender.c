@@ -193,36 +193,6 @@ open_retry(struct tmq_appender *a, const char *name, int flags, mode_t mode,
 	return fd;
 }
 
-/* Where the last line of the file that fd reads (how) begins, the file
- * being size bytes: after its last newline, or 0.  Read back a block at a
- * time: a line's length at most. */
-static int
-line_start(int fd, int how, off_t size, off_t *start)
-{
-	char buf[65536];
-	off_t at = size;
-	size_t k;
-	ssize_t r;
-
-	while (at > 0) {
-		k = at < (off_t)sizeof buf ? (size_t)at : sizeof buf;
-		r = tmq_dr_pread(fd, how, buf, k, at - (off_t)k);
-		if (r < 0)
-			return -1;
-		if ((size_t)r != k) {
-			errno = EIO;	/* (shorter than it said) */
-			return -1;
-		}
-		for (; k > 0; k--, at--)
-			if (buf[k - 1] == '\n') {
-				*start = at;
-				return 0;
-			}
-	}
-	*start = 0;
-	return 0;
-}
-
 /* Exact (tmq_appender_exact): partition p's file name, read through rfd
  * (how) and size bytes long, ends in a cut line.  Cut it off through wfd
  * when it is the start of the partition's next line (the copy's own write
@@ -241,7 +211,7 @@ own_cut(struct tmq_appender *a, unsigned p, const char *name, int rfd,
 	ssize_t r;
 	int own = 0;
 
-	if (line_start(rfd, how, size, &start) < 0)
+	if (tmq_dr_line_start(rfd, how, size, &start) < 0)
 		return tmq_fail_errno(e, "%s: partition %u: %s: cannot read "
 		    "its cut last line", t->name, p, name);
 	cut = (size_t)(size - start);
