@@ -215,7 +215,8 @@ own_cut(struct tmq_appender *a, unsigned p, const char *name, int rfd,
 		return tmq_fail_errno(e, "%s: partition %u: %s: cannot read "
 		    "its cut last line", t->name, p, name);
 	cut = (size_t)(size - start);
-	nl = memchr(line, '\n', ap->len - ap->done);
+	nl = ap->len > ap->done ? memchr(line, '\n', ap->len - ap->done) :
+	    NULL;
 	n = nl != NULL ? (size_t)(nl - line) + 1 : 0;
 	if (cut < n) {
 		if ((buf = malloc(cut > 0 ? cut : 1)) == NULL)
