@@ -7,8 +7,11 @@
  * backup given twice costs one pass over what is stored. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "directread.h"
 #include "keys.h"
+#include "notice.h"
 #include "offsetcopy.h"
 #include "partscan.h"
 #include "timestamp.h"
@@ -144,6 +147,52 @@ compare(struct tmq_offcopy *oc, unsigned partition, uint64_t offset,
 	    TMQ_OFF_REFUSE : TMQ_OFF_SKIP;
 }
 
+/* The partition ends in a cut line (op->tail): 1 when it is the start of
+ * line[0..n), the record at its offset (this copy's own write of it, cut
+ * short), 0 (e set) when not, -1 when it cannot be read. */
+static int
+own_cut(struct tmq_offcopy *oc, unsigned partition, const char *line,
+    size_t n, struct tmq_error *e)
+{
+	const struct tmq_topic *t = oc->t;
+	const struct tmq_ptail *tl = &oc->parts[partition].tail;
+	off_t start;
+	size_t cut;
+	char *buf;
+	int fd, how, own = 0;
+
+	fd = tmq_dr_openat(t->dirfd, tl->name, &how, e);
+	if (fd < 0)
+		return tmq_fail_prefix(e, "%s: partition %u", t->name,
+		    partition);
+	if (tmq_dr_line_start(fd, how, (off_t)tl->size, &start) < 0) {
+		tmq_fail_errno(e, "%s: partition %u: %s", t->name, partition,
+		    tl->name);
+		close(fd);
+		return -1;
+	}
+	cut = (size_t)((off_t)tl->size - start);
+	if (cut < n) {
+		if ((buf = malloc(cut > 0 ? cut : 1)) == NULL) {
+			close(fd);
+			return tmq_fail(e, "out of memory");
+		}
+		own = tmq_dr_pread(fd, how, buf, cut, start) == (ssize_t)cut &&
+		    memcmp(buf, line, cut) == 0;
+		free(buf);
+	}
+	close(fd);
+	if (own)
+		return 1;
+	tmq_fail(e, "partition %u: %s ends in a cut line (%zu bytes from "
+	    "byte %lld) that is not the start of the record at its offset: "
+	    "nothing more is written to it; if nothing else writes there, cut "
+	    "it off (truncate -s %lld %s/%s, in the root) and run again",
+	    partition, tl->name, cut, (long long)start, (long long)start,
+	    t->name, tl->name);
+	return 0;
+}
+
 int
 tmq_offcopy_place(struct tmq_offcopy *oc, unsigned partition,
     uint64_t offset, const char *line, size_t n,
@@ -157,13 +206,37 @@ tmq_offcopy_place(struct tmq_offcopy *oc, unsigned partition,
 		return TMQ_OFF_HELD;
 	}
 	if (!op->known) {
-		if (tmq_partition_end(oc->t, partition, &op->end, e) < 0)
+		if (tmq_partition_tail(oc->t, partition, &op->end, &op->tail,
+		    e) < 0)
 			return tmq_fail_prefix(e, "%s", oc->t->name);
 		op->known = 1;
+		op->nofile = op->end == 0 && !op->tail.cut;
 	}
 	if (offset == op->end) {
+		if (op->tail.cut) {
+			op->tail.cut = 0;
+			if ((rc = own_cut(oc, partition, line, n, e)) < 0)
+				return -1;
+			if (rc == 0) {
+				op->stopped = 1;
+				op->stopped_at = offset;
+				return TMQ_OFF_REFUSE;
+			}
+		}
+		op->nofile = 0;
 		op->end++;
 		return TMQ_OFF_APPEND;
+	}
+	/* A partition that holds no line may begin anywhere (a file's name
+	 * holds its first offset; prune leaves partitions that begin past
+	 * 0): the copy is exact from there. */
+	if (offset > op->end && op->nofile) {
+		op->nofile = 0;
+		op->end = offset + 1;
+		tmq_notice("%s: partition %u held no message: it begins at "
+		    "offset %llu, its first record's (exact from there)",
+		    oc->t->name, partition, (unsigned long long)offset);
+		return TMQ_OFF_BEGIN;
 	}
 	if (offset > op->end) {
 		op->stopped = 1;

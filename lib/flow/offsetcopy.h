@@ -19,6 +19,7 @@
 #include "error.h"
 #include "linereader.h"
 #include "message.h"
+#include "partscan.h"
 #include "topic.h"
 
 enum tmq_offplace {
@@ -26,7 +27,10 @@ enum tmq_offplace {
 	TMQ_OFF_SKIP,		/* stored there already: skip it */
 	TMQ_OFF_REFUSE,		/* a gap or another message: e says; the
 				 * partition is stopped */
-	TMQ_OFF_HELD		/* the partition was stopped before */
+	TMQ_OFF_HELD,		/* the partition was stopped before */
+	TMQ_OFF_BEGIN		/* the first of a partition that holds no
+				 * line: append it, its file starting at its
+				 * offset (tmq_appender_begin_at) */
 };
 
 struct tmq_offpart {
@@ -34,6 +38,8 @@ struct tmq_offpart {
 	uint64_t held;			/* records not written after a stop */
 	uint64_t stopped_at;		/* the offset that stopped it */
 	int known, stopped;
+	int nofile;			/* it holds no line: none met yet */
+	struct tmq_ptail tail;		/* a cut line at its end, when met */
 	struct tmq_linereader *lr;	/* reading back, when asked to */
 };
 

@@ -89,6 +89,8 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 		tmq_producer_close(p);
 		return -1;
 	}
+	if (o->json && o->keep_offsets)
+		tmq_appender_exact(&p->app);
 	tmq_par_init(&p->par);
 	return 0;
 }
@@ -362,7 +364,10 @@ process(struct tmq_producer *p, struct tmq_error *e)
 				if (p->o.reject != NULL)
 					p->o.reject(p->o.arg, r->recno, re.msg);
 			}
-			if (rc != TMQ_OFF_APPEND)
+			if (rc == TMQ_OFF_BEGIN)
+				tmq_appender_begin_at(&p->app, r->partition,
+				    r->offset);
+			else if (rc != TMQ_OFF_APPEND)
 				continue;
 		}
 		if (tmq_appender_add_rec(&p->app, r->partition,

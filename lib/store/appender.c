@@ -130,6 +130,19 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 	return 0;
 }
 
+void
+tmq_appender_exact(struct tmq_appender *a)
+{
+	a->exact = 1;
+}
+
+void
+tmq_appender_begin_at(struct tmq_appender *a, unsigned p, uint64_t first)
+{
+	a->parts[p].begin = first;
+	a->parts[p].begins = 1;
+}
+
 static void
 close_part(struct tmq_app_part *ap)
 {
@@ -178,6 +191,57 @@ open_retry(struct tmq_appender *a, const char *name, int flags, mode_t mode,
 	if (fd < 0)
 		tmq_fd_hint_append(e, errno);
 	return fd;
+}
+
+/* Exact (tmq_appender_exact): partition p's file name, read through rfd
+ * (how) and size bytes long, ends in a cut line.  Cut it off through wfd
+ * when it is the start of the partition's next line (the copy's own write
+ * of it, cut short); else refuse, naming the file and how to cut it off.
+ * *endp: where the file now ends. */
+static int
+own_cut(struct tmq_appender *a, unsigned p, const char *name, int rfd,
+    int how, int wfd, off_t size, off_t *endp, struct tmq_error *e)
+{
+	const struct tmq_topic *t = a->topic;
+	struct tmq_app_part *ap = &a->parts[p];
+	const char *line = ap->buf + ap->done, *nl;
+	size_t n, cut;
+	off_t start;
+	char *buf;
+	ssize_t r;
+	int own = 0;
+
+	if (tmq_dr_line_start(rfd, how, size, &start) < 0)
+		return tmq_fail_errno(e, "%s: partition %u: %s: cannot read "
+		    "its cut last line", t->name, p, name);
+	cut = (size_t)(size - start);
+	nl = ap->len > ap->done ? memchr(line, '\n', ap->len - ap->done) :
+	    NULL;
+	n = nl != NULL ? (size_t)(nl - line) + 1 : 0;
+	if (cut < n) {
+		if ((buf = malloc(cut > 0 ? cut : 1)) == NULL)
+			return tmq_fail(e, "out of memory");
+		r = tmq_dr_pread(rfd, how, buf, cut, start);
+		if (r < 0) {
+			free(buf);
+			return tmq_fail_errno(e, "%s: partition %u: %s: cannot "
+			    "read its cut last line", t->name, p, name);
+		}
+		own = (size_t)r == cut && memcmp(buf, line, cut) == 0;
+		free(buf);
+	}
+	if (!own)
+		return tmq_fail(e, "%s: partition %u: %s ends in a cut line "
+		    "(%zu bytes from byte %lld) that is not the start of the "
+		    "record at its offset: nothing written to it; if nothing "
+		    "else writes there, cut it off (truncate -s %lld %s/%s, "
+		    "in the root) and run again", t->name, p, name, cut,
+		    (long long)start, (long long)start, t->name, name);
+	if (wfd < 0 || ftruncate(wfd, start) < 0)
+		return tmq_fail_errno(e, "%s: partition %u: %s: cannot cut off "
+		    "its cut last line", t->name, p, name);
+	*endp = start;
+	return 0;
 }
 
 /* Partition p has no file of the day yet: find where its new one starts.
@@ -255,6 +319,23 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	}
 	tmq_pidx_free(&ix);
 	lines = sc.lines;
+	/* Exact: a cut line would take an offset the copy's ends do not
+	 * count (under the lock on the file, no appender of ours is
+	 * writing there). */
+	if (a->exact && sc.partial) {
+		off_t end;
+
+		if (own_cut(a, p, files[n - 1].name, fd, how, *lfd,
+		    (off_t)sc.size, &end, e) < 0) {
+			close(fd);
+			free(files);
+			if (*lfd >= 0)
+				close(*lfd);
+			*lfd = -1;
+			return -1;
+		}
+		lines--;
+	}
 	close(fd);
 	/* Offsets never wrap: a file that ends past 2^64-1 is corrupt, and
 	 * nothing is appended after it. */
@@ -277,6 +358,39 @@ out:
 	return rc;
 }
 
+/* tmq_appender_begin_at: partition p's files (files[0..n), under the
+ * topic's lock) must all be empty, as tmq-topic create and the TwainMQ
+ * library make them; they are removed, for the partition to begin past
+ * 0.  Any other is refused: lines came meanwhile. */
+static int
+clear_empty(struct tmq_appender *a, unsigned p, const struct tmq_pfile *files,
+    size_t n, struct tmq_error *e)
+{
+	const struct tmq_topic *t = a->topic;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (fstatat(t->dirfd, files[i].name, &st,
+		    AT_SYMLINK_NOFOLLOW) < 0)
+			return tmq_fail_errno(e, "%s: partition %u: %s",
+			    t->name, p, files[i].name);
+		if (!S_ISREG(st.st_mode) || st.st_size != 0)
+			return tmq_fail(e, "%s: partition %u: nothing written: "
+			    "it was to begin at offset %llu, but %s is not "
+			    "empty now", t->name, p,
+			    (unsigned long long)a->parts[p].begin,
+			    files[i].name);
+	}
+	for (i = 0; i < n; i++)
+		if (unlinkat(t->dirfd, files[i].name, 0) < 0 &&
+		    errno != ENOENT)
+			return tmq_fail_errno(e, "%s: partition %u: nothing "
+			    "written: cannot remove the empty %s", t->name, p,
+			    files[i].name);
+	return 0;
+}
+
 /* Open (or start) partition p's file for day, under the topic's lock,
  * files being p's files in the directory. */
 static int
@@ -289,6 +403,11 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	int fd, sync, found = 0, lfd = -1;
 
 	close_part(ap);
+	if (ap->begins) {
+		if (clear_empty(a, p, files, n, e) < 0)
+			return -1;
+		n = 0;
+	}
 	/* Lines go to the partition's last file, never to an older one: its
 	 * successor's name fixed its first offset.  That is the day's file
 	 * once started, or a later day's that a writer with a clock ahead
@@ -301,8 +420,11 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	    start_after(a, p, day, &pf, &found, &lfd, e) < 0)
 		return -1;
 	if (!found) {
-		if (n == 0)
+		if (n == 0) {
 			memset(&pf, 0, sizeof pf);
+			if (ap->begins)
+				pf.first = ap->begin;
+		}
 		pf.partition = p;
 		pf.day = day;
 		tmq_pfile_name(&pf);
@@ -329,6 +451,7 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	if (fd < 0)
 		return tmq_fail_prefix(e, "%s: partition %u", t->name, p);
 	tmq_mode_follow(t->dirfd, fd);
+	ap->begins = 0;		/* (its file is there) */
 	ap->fd = fd;
 	ap->day = day;
 	memcpy(ap->name, pf.name, sizeof ap->name);
@@ -385,8 +508,11 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
  * its line early, the cost would be one empty, corrupt line after it.) */
 #define STOP_GRACE_MS 100
 
+/* -1 errno set, -2 told to stop, -3 e set (own_cut); *endp: where the
+ * file ends once done (-1: not known, the file could not be read). */
 static int
-end_cut_line(struct tmq_app_part *ap)
+end_cut_line(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
+    off_t *endp, struct tmq_error *e)
 {
 	/* (A co-user can keep a tail growing for ever, a byte at a time:
 	 * told to stop, we write nothing.  The stop is heeded only after
@@ -398,11 +524,15 @@ end_cut_line(struct tmq_app_part *ap)
 	int fd = ap->tailfd >= 0 ? ap->tailfd : ap->fd;
 	int how = ap->tailfd >= 0 ? ap->tailhow : 0;
 
+	*endp = -1;
 	for (;;) {
 		if (tmq_dr_tail(fd, how, &size, &c) < 0)
 			return -1;
-		if (size == 0 || c < 0 || c == '\n')
+		if (size == 0 || c < 0 || c == '\n') {
+			if (c >= 0 || size == 0)
+				*endp = size;
 			return 0;	/* empty, not readable, or whole */
+		}
 		if (tmq_stop && waited >= STOP_GRACE_MS)
 			return -2;
 		if (size != last) {
@@ -413,9 +543,15 @@ end_cut_line(struct tmq_app_part *ap)
 		poll(NULL, 0, 1);
 		waited++;
 	}
+	/* Exact: never a newline, which would give the cut line an offset
+	 * the copy's ends do not count. */
+	if (a->exact)
+		return own_cut(a, p, ap->name, fd, how, ap->fd, size, endp,
+		    e) < 0 ? -3 : 0;
 	while (write(ap->fd, "\n", 1) < 0)
 		if (errno != EINTR)
 			return -1;
+	*endp = size + 1;
 	return 0;
 }
 
@@ -501,17 +637,18 @@ static int
 write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
     size_t to, int *partial_out, struct tmq_error *e)
 {
-	size_t done = ap->done;
+	size_t done = ap->done, from = ap->done, keep;
+	off_t end0, now;
 	ssize_t w;
-	int rc = 0, saved, last, held = 1;
+	int rc = 0, saved, last, held = 1, c;
 
 	*partial_out = 0;
 	/* Exclusive where the filesystem needs it for the append itself;
 	 * elsewhere shared, so that appends run side by side and only the
 	 * start of a new file (start_after) waits for them.  A local
 	 * filesystem without such locks appends as it did before them. */
-	if (tmq_file_lock(ap->fd, ap->locked || ap->wronly ? F_WRLCK :
-	    F_RDLCK) < 0) {
+	if (tmq_file_lock(ap->fd, ap->locked || ap->wronly || a->exact ?
+	    F_WRLCK : F_RDLCK) < 0) {
 		if (errno == EINTR)
 			return tmq_fail(e, "%s: partition %u: nothing written: "
 			    "told to stop while another process held the lock "
@@ -528,10 +665,12 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		errno = saved;
 		return last == 0 ? 1 : -2;
 	}
-	if ((rc = end_cut_line(ap)) == -2)
+	if ((rc = end_cut_line(a, p, ap, &end0, e)) == -2)
 		tmq_fail(e, "%s: partition %u: nothing written: told to stop "
 		    "while the last line of %s was still growing",
 		    a->topic->name, p, ap->name);
+	else if (rc == -3)
+		rc = -2;	/* (e says) */
 	while (rc == 0 && done < to) {
 		w = write(ap->fd, ap->buf + done, to - done);
 		if (w < 0) {
@@ -552,7 +691,22 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		done += (size_t)w;
 	}
 	saved = errno;
-	if (rc < 0 && done > 0 && ap->buf[done - 1] != '\n') {
+	if (rc < 0 && done > from && ap->buf[done - 1] != '\n' &&
+	    a->exact) {
+		/* Exact: cut back to the last whole line written, when the
+		 * file is still as we made it (else a rerun finds the cut
+		 * line, the start of its record, and cuts it off). */
+		for (keep = done - from; keep > 0 &&
+		    ap->buf[from + keep - 1] != '\n'; keep--)
+			;
+		if (end0 >= 0 && tmq_dr_tail(ap->tailfd >= 0 ? ap->tailfd :
+		    ap->fd, ap->tailfd >= 0 ? ap->tailhow : 0, &now, &c) == 0 &&
+		    now == end0 + (off_t)(done - from) &&
+		    ftruncate(ap->fd, end0 + (off_t)keep) == 0) {
+			done = from + keep;
+			*partial_out = 2;
+		}
+	} else if (rc < 0 && done > 0 && ap->buf[done - 1] != '\n') {
 		/* A line is cut short (disk full, quota): end it, so that
 		 * readers see one corrupt line rather than ours merged with
 		 * the next writer's. */
@@ -596,7 +750,8 @@ flush_part(struct tmq_appender *a, unsigned p, unsigned day, size_t to,
 	}
 	if (rc == -1)
 		tmq_fail_errno(e, "%s: partition %u: write failed%s",
-		    a->topic->name, p, partial ? " (cut line terminated)" : "");
+		    a->topic->name, p, partial == 1 ? " (cut line terminated)" :
+		    partial == 2 ? " (cut line removed)" : "");
 	return rc < 0 ? -1 : 0;
 }
 

@@ -7,6 +7,7 @@
 #define TMQ_APPENDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "dirlist.h"
@@ -27,6 +28,8 @@ struct tmq_app_part {
 	size_t len, cap;
 	size_t done;		/* bytes of buf written by this flush */
 	size_t at;		/* (counting, after a failed flush) */
+	uint64_t begin;		/* begins: where its first file starts */
+	int begins;		/* (tmq_appender_begin_at) */
 };
 
 /* One line queued, in the order queued: its partition, its length and
@@ -74,10 +77,25 @@ struct tmq_appender {
 	unsigned *order;	/* partitions in the order of their first line */
 	unsigned char *seen;	/* (by partition, while order is made) */
 	struct tmq_app_lost lost;	/* what the last failed flush lost */
+	int exact;		/* tmq_appender_exact */
 };
 
 int tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t,
     int sync, struct tmq_error *e);
+/* A copy that keeps offsets (tmq-put --keep-offsets): its lines must land
+ * at the offsets its ends said, so a cut last line is never ended with a
+ * newline (which would give it an offset).  A cut line that is the start
+ * of the line about to be written there (this copy's own write, cut short
+ * by a kill) is cut off, under the file's exclusive lock, and the line
+ * written whole; any other is refused, saying how to cut it off.  A write
+ * cut short (a full disk) is cut back to its last whole line. */
+void tmq_appender_exact(struct tmq_appender *a);
+/* Partition p holds no line: its first file starts at offset first (a
+ * copy of a partition pruned at its source), its empty files (those that
+ * tmq-topic create makes) removed.  Should a line appear there before it
+ * is written, nothing is written to it. */
+void tmq_appender_begin_at(struct tmq_appender *a, unsigned p,
+    uint64_t first);
 /* Queue a whole line (newline included) for a partition.  When the batch
  * is full, what was queued before it is written first (a flush). */
 int tmq_appender_add(struct tmq_appender *a, unsigned partition,

@@ -312,3 +312,31 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 			return (ssize_t)(h - pos);
 	}
 }
+
+/* (directread.h) */
+int
+tmq_dr_line_start(int fd, int how, off_t size, off_t *start)
+{
+	char buf[65536];
+	off_t at = size;
+	size_t k;
+	ssize_t r;
+
+	while (at > 0) {
+		k = at < (off_t)sizeof buf ? (size_t)at : sizeof buf;
+		r = tmq_dr_pread(fd, how, buf, k, at - (off_t)k);
+		if (r < 0)
+			return -1;
+		if ((size_t)r != k) {
+			errno = EIO;	/* (shorter than it said) */
+			return -1;
+		}
+		for (; k > 0; k--, at--)
+			if (buf[k - 1] == '\n') {
+				*start = at;
+				return 0;
+			}
+	}
+	*start = 0;
+	return 0;
+}

@@ -52,6 +52,10 @@ int tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,
  * readable): on a shared filesystem fstat's size can be stale, so a direct
  * descriptor is read forward to the server's end of file. */
 int tmq_dr_tail(int fd, int how, off_t *size, int *last);
+/* Where the last line of the file fd reads (how) begins, the file being
+ * size bytes: after its last newline, or 0.  Read back a block at a time,
+ * so a line's length at most. */
+int tmq_dr_line_start(int fd, int how, off_t size, off_t *start);
 /* tmq_dr_read that does not read holes (holes.h): returns the bytes of
  * data read, or 0 with hole->bytes set when the descriptor's offset was
  * in a hole (hole->at): the offset is then past it, at the next data or

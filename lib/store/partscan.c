@@ -221,10 +221,11 @@ tmq_pscan_file(struct tmq_pidx *x, int fd, int how, unsigned flags,
 	return 0;
 }
 
-/* The end of a partition's last file, counted from its index. */
+/* The end of a partition's last file, counted from its index; where it
+ * ends in a cut line, when tail is not NULL. */
 static int
 count_last(const struct tmq_topic *t, const struct tmq_pfile *pf,
-    uint64_t *end, struct tmq_error *e)
+    uint64_t *end, struct tmq_ptail *tail, struct tmq_error *e)
 {
 	struct tmq_pidx x;
 	struct tmq_pscan s;
@@ -244,12 +245,17 @@ count_last(const struct tmq_topic *t, const struct tmq_pfile *pf,
 	if (tmq_pfile_end(pf, s.lines, end, e) < 0)
 		return -1;
 	*end -= (uint64_t)s.partial;
+	if (tail != NULL && s.partial) {
+		tail->cut = 1;
+		memcpy(tail->name, pf->name, sizeof tail->name);
+		tail->size = s.size;
+	}
 	return 0;
 }
 
-int
-tmq_partition_range(const struct tmq_topic *t, unsigned partition,
-    uint64_t *first, uint64_t *end, struct tmq_error *e)
+static int
+range_tail(const struct tmq_topic *t, unsigned partition, uint64_t *first,
+    uint64_t *end, struct tmq_ptail *tail, struct tmq_error *e)
 {
 	struct tmq_pfile *files;
 	size_t n;
@@ -262,9 +268,26 @@ tmq_partition_range(const struct tmq_topic *t, unsigned partition,
 		return 0;
 	}
 	*first = files[0].first;
-	rc = count_last(t, &files[n - 1], end, e);
+	rc = count_last(t, &files[n - 1], end, tail, e);
 	free(files);
 	return rc;
+}
+
+int
+tmq_partition_range(const struct tmq_topic *t, unsigned partition,
+    uint64_t *first, uint64_t *end, struct tmq_error *e)
+{
+	return range_tail(t, partition, first, end, NULL, e);
+}
+
+int
+tmq_partition_tail(const struct tmq_topic *t, unsigned partition,
+    uint64_t *end, struct tmq_ptail *tail, struct tmq_error *e)
+{
+	uint64_t first;
+
+	memset(tail, 0, sizeof *tail);
+	return range_tail(t, partition, &first, end, tail, e);
 }
 
 int

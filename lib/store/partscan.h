@@ -49,5 +49,15 @@ int tmq_partition_end(const struct tmq_topic *t, unsigned partition,
     uint64_t *end, struct tmq_error *e);
 int tmq_partition_range(const struct tmq_topic *t, unsigned partition,
     uint64_t *first, uint64_t *end, struct tmq_error *e);
+/* The end, as tmq_partition_end, and whether the last file ends in a cut
+ * line (or one being written): then cut is set, with the file's name and
+ * size. */
+struct tmq_ptail {
+	int cut;
+	char name[64];
+	uint64_t size;
+};
+int tmq_partition_tail(const struct tmq_topic *t, unsigned partition,
+    uint64_t *end, struct tmq_ptail *tail, struct tmq_error *e);
 
 #endif

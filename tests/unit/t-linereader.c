@@ -661,6 +661,34 @@ main(void)
 			skip("the filesystem of %s keeps no holes", dir);
 	}
 
+	/* tmq_dr_line_start: where a file's last line begins, read back a
+	 * block at a time (appender.c and offsetcopy.c, for a cut line). */
+	{
+		static char blk[200 * 1024];
+		off_t st = -1;
+		int fd;
+
+		memset(blk, 'a', sizeof blk);
+		blk[100] = '\n';
+		blk[70000] = '\n';	/* past the first 64 KiB block back */
+		put("ls.bin", blk, sizeof blk);
+		fd = openat(dirfd_, "ls.bin", O_RDONLY);
+		ok(fd >= 0 && tmq_dr_line_start(fd, 0, (off_t)sizeof blk,
+		    &st) == 0 && st == 70001, "a last line longer than two "
+		    "64 KiB blocks begins after its newline");
+		ok(tmq_dr_line_start(fd, 0, 70001, &st) == 0 && st == 70001,
+		    "a file that ends in a newline: its last line begins at "
+		    "its end");
+		ok(tmq_dr_line_start(fd, 0, 70000, &st) == 0 && st == 101,
+		    "the newline before");
+		ok(tmq_dr_line_start(fd, 0, 100, &st) == 0 && st == 0,
+		    "no newline: at 0");
+		ok(tmq_dr_line_start(fd, 0, 0, &st) == 0 && st == 0,
+		    "an empty file: at 0");
+		close(fd);
+		unlinkat(dirfd_, "ls.bin", 0);
+	}
+
 	close(dirfd_);
 	cleanup(dir);
 	tmq_codec_free(&codec);
