@@ -15,10 +15,15 @@
  * the offset: an inode number is reused once its file is removed, and a
  * file found by it (the name's, or a rotated one in the directory) is
  * taken only when those bytes are still what was read.
- * Anyone who may write the root may write it too: it is read as strictly
- * as a message (each line exactly so, the path ours), and one that is not
- * is refused, naming it, rather than guessed at: a wrong offset would lose
- * or repeat lines. */
+ * Anyone who may write the root may write it too.  So it is believed only
+ * when this user wrote it and no one else may write it (else said, and
+ * the file read from its start, as with none); it is read as strictly as
+ * a message (each line exactly so, the path ours), and one that is not is
+ * refused, naming it, rather than guessed at: a wrong offset would lose or
+ * repeat lines; and it never picks a file: the path given, and that path
+ * with ".1" (a rotated file), are the only files opened, each checked
+ * against it.  Beside it, follow.HASH.lock is locked by the one follower
+ * of the file into the topic (pidlock.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

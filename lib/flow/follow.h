@@ -9,10 +9,12 @@
  * read again from its start.  How far it was taken (the file's device and
  * inode, and the byte after the last record taken) is kept in the topic's
  * .tmq/ directory (tmq-format(5), Files of tmq's own), written whole
- * (temporary name, then rename) by tmq_follow_save, which the caller calls
- * once what it took is written.  A restart goes on from there: in the same
- * file, or, when the name now stands for another, first in the old one if
- * it is still in the directory under another name (logrotate's FILE.1). */
+ * (temporary name, then rename) around the writing of what was taken
+ * (tmq_follow_prepare before, tmq_follow_save after).  A restart goes on
+ * from there: in the same file, or, when the name now stands for another,
+ * first in the old one if it is FILE.1 (logrotate's).  One follower of a
+ * file into a topic at a time: tmq_follow_open refuses a second, naming
+ * the first. */
 #ifndef TMQ_FOLLOW_H
 #define TMQ_FOLLOW_H
 
