@@ -4,7 +4,8 @@
 # followed file a follower goes on, never which file it reads: a follower
 # opens only the path it was given and, by name, its rotated predecessor
 # (PATH.1), believes only a state its own user wrote and no one else may
-# write, and says when it does not believe one.
+# write, and says when it does not believe one; one follower of a file
+# into a topic at a time, whichever user runs it.
 
 load test_helper
 
@@ -179,4 +180,39 @@ line 3"
 	assert_output "line 1
 line 1
 line 1"
+}
+
+@test "follow, shared root: another user's follower of the same file keeps the victim's out, naming it; another user's lock file left behind does not" {
+	team
+	as "$U2" "tmq-topic create logs"
+	as "$U2" ": >app.log"
+	# The co-user follows the victim's file into the topic first: the
+	# victim's follower refuses, naming theirs.
+	install -d -o "$U1" -m 755 "$SHARED/u1"
+	as "$U1" "echo \$\$ >$SHARED/u1/pid; exec tmq-put --follow $V/app.log logs" 2>"$SHARED/u1.err" 3>&- &
+	local u1=$! u1pid st lock
+	undo pid "$u1"
+	wait_for test -s "$SHARED/u1/pid"
+	u1pid=$(cat "$SHARED/u1/pid")
+	undo pid "$u1pid"
+	wait_for taken
+	st=$(state)
+	lock=logs/.tmq/${st##*/}.lock
+	[ "$(stat -c %U "$SHARED/root/$lock")" = "$U1" ]
+	run --separate-stderr as "$U2" "timeout 20 tmq-put --follow app.log logs"
+	assert_fails_with "tmq-put: app.log: followed into logs already, by pid $u1pid (which holds $lock)"
+	kill -TERM "$u1pid"
+	wait "$u1"
+	# A lock file of the co-user's that nobody holds: taken over (and the
+	# co-user's state not believed).
+	as "$U1" "printf '1 elsewhere\n' >$SHARED/root/$lock; chmod 644 $SHARED/root/$lock"
+	[ "$(stat -c %U "$SHARED/root/$lock")" = "$U1" ]
+	as "$U2" "printf 'line 1\n' >>app.log"
+	: >"$V/f.err"
+	victim_follow
+	run cat "$V/f.err"
+	assert_output "tmq-put: logs/.tmq/${st##*/}: not written by this user: not believed, app.log is read from its start"
+	[ ! -e "$SHARED/root/$lock" ]
+	run as "$U2" "tmq-get -F '%s\n' logs"
+	assert_output "line 1"
 }
