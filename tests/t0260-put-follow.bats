@@ -156,7 +156,7 @@ b1"
 	run --separate-stderr tmq-get -F '%o %s\n' --from 3 logs
 	assert_output '3 c1'
 	run cat f.err
-	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not in its directory: reading the new one from its start"
+	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not app.log.1: reading the new one from its start"
 }
 
 @test "follow: a file rewritten in place (its inode the same, its bytes not) is read from its start" {
@@ -177,7 +177,7 @@ b1"
 	assert_output "aaa
 bbbbcc"
 	run cat f.err
-	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not in its directory: reading the new one from its start"
+	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not app.log.1: reading the new one from its start"
 }
 
 @test "follow: a file not there yet is waited for" {

@@ -174,7 +174,7 @@ line 3"
 	: >"$V/f.err"
 	victim_follow
 	run cat "$V/f.err"
-	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not in its directory: reading the new one from its start"
+	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not app.log.1: reading the new one from its start"
 	run as "$U1" "tmq-get -F '%s\n' logs"
 	refute_output --partial "secret"
 	assert_output "line 1

@@ -404,7 +404,7 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 			f->off = off;
 		else {
 			/* Rotated while not followed: the old file first,
-			 * when it is still here. */
+			 * when it is still here, as PATH.1. */
 			int cur = f->fd;
 
 			f->fd = -1;
@@ -415,6 +415,8 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 				say(f, "replaced since it was last followed: "
 				    "the rest of the old file first");
 			} else {
+				char what[PATH_MAX + 100];
+
 				if (cur >= 0) {
 					struct stat st;
 
@@ -424,9 +426,11 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 						f->ino = st.st_ino;
 					}
 				}
-				say(f, "replaced since it was last followed, "
-				    "and the old file is not in its directory: "
-				    "reading the new one from its start");
+				snprintf(what, sizeof what, "replaced since it "
+				    "was last followed, and the old file is not "
+				    "%s.1: reading the new one from its start",
+				    f->path);
+				say(f, what);
 			}
 		}
 	}
