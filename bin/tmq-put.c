@@ -197,24 +197,91 @@ follow_notice(void *arg, const char *msg)
 	tmq_warn(&cmd, "%s", msg);
 }
 
-/* How many records a batch holds at most: what is put, then confirmed
- * (the state saved); a KILL repeats at most one batch. */
+/* How many records a batch holds at most, and (about) how many bytes:
+ * what is put, then confirmed (the state saved); a KILL repeats at most
+ * one batch. */
 #define FOLLOW_BATCH 512
+#define FOLLOW_BATCH_BYTES (1024 * 1024)
+
+/* A batch, its records copied as they come (each is valid only until the
+ * next is read), so that how far they go is written before any of them
+ * is (follow.h). */
+struct fbatch {
+	char *buf;
+	size_t len, cap;
+	size_t ends[FOLLOW_BATCH];
+	unsigned n;
+};
+
+/* What was written, as a failed put says it (producer.h), appended to e:
+ * lines 1 to n of this run. */
+static void
+say_written(struct tmq_error *e, unsigned long n)
+{
+	size_t len = strlen(e->msg);
+
+	if (n == 0)
+		snprintf(e->msg + len, sizeof e->msg - len, "; no line was "
+		    "written");
+	else if (n == 1)
+		snprintf(e->msg + len, sizeof e->msg - len, "; line 1 was "
+		    "written, line 2 and later were not");
+	else
+		snprintf(e->msg + len, sizeof e->msg - len, "; lines 1 to %lu "
+		    "were written, line %lu and later were not", n, n + 1);
+}
+
+/* The batch: how far it goes written (not yet in place), its records
+ * put, then how far it goes put in place.  A failure of the first writes
+ * none of it; of the last, all of it, kept for the next run. */
+static int
+follow_batch(struct put *pp, struct tmq_follow *f, struct fbatch *b,
+    unsigned long *recno)
+{
+	struct tmq_error e;
+	size_t at = 0;
+	unsigned i;
+
+	if (tmq_follow_prepare(f, &e) < 0) {
+		say_written(&e, *recno);
+		return tmq_report(&cmd, &e), -1;
+	}
+	for (i = 0; i < b->n; i++) {
+		if (put_one(pp, b->buf + at, b->ends[i] - at, ++*recno) < 0) {
+			tmq_follow_abandon(f);
+			return -1;
+		}
+		at = b->ends[i];
+	}
+	b->n = 0;
+	b->len = 0;
+	if (flush(pp) < 0) {
+		tmq_follow_abandon(f);
+		return -1;
+	}
+	if (tmq_follow_save(f, &e) < 0) {
+		say_written(&e, *recno);
+		return tmq_report(&cmd, &e), -1;
+	}
+	return 0;
+}
 
 /* --follow FILE: each record added to FILE, and how far they were taken,
- * saved once they are written. */
+ * kept around their writing. */
 static int
 put_follow(struct put *pp, const struct tmq_topic *t)
 {
 	struct tmq_follow f;
 	struct tmq_error e;
+	struct fbatch b;
 	const char *rec;
 	size_t n;
-	unsigned long recno = 0, batch = 0;
+	unsigned long recno = 0;
 	int rc;
 
 	/* (SIGINT and SIGTERM, caught in main without SA_RESTART, end a
 	 * wait and stop the loop: tmq_stop.) */
+	memset(&b, 0, sizeof b);
 	pp->what = "line";
 	if (tmq_follow_open(&f, t, follow, null ? '\0' : '\n',
 	    TMQ_PAYLOAD_MAX, follow_notice, NULL, &e) < 0)
@@ -229,9 +296,16 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 			break;
 		}
 		if (r == TMQ_FOLLOW_RECORD) {
-			if (put_one(pp, rec, n, ++recno) < 0)
+			if (tmq_grow(&b.buf, &b.cap, b.len + n, 1) < 0) {
+				tmq_warn(&cmd, "out of memory");
 				rc = -1;
-			else if (++batch < FOLLOW_BATCH)
+				break;
+			}
+			if (n > 0)
+				memcpy(b.buf + b.len, rec, n);
+			b.len += n;
+			b.ends[b.n++] = b.len;
+			if (b.n < FOLLOW_BATCH && b.len < FOLLOW_BATCH_BYTES)
 				continue;
 		} else if (r == TMQ_FOLLOW_TOOLONG) {
 			tmq_warn(&cmd, "%s: %s: a line skipped: %s", t->name,
@@ -239,19 +313,11 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 			pp->bad = 1;
 			continue;
 		}
-		if (rc < 0)
-			break;
-		/* A batch, or all there is for now: written, then kept. */
-		if (flush(pp) < 0) {
+		/* A batch, or all there is for now. */
+		if (follow_batch(pp, &f, &b, &recno) < 0) {
 			rc = -1;
 			break;
 		}
-		if (tmq_follow_save(&f, &e) < 0) {
-			tmq_report(&cmd, &e);
-			rc = -1;
-			break;
-		}
-		batch = 0;
 		if (r == TMQ_FOLLOW_WAIT && !tmq_stop &&
 		    tmq_follow_wait(&f, 1000, &e) < 0) {
 			tmq_report(&cmd, &e);
@@ -260,10 +326,10 @@ put_follow(struct put *pp, const struct tmq_topic *t)
 	}
 	/* Stopped: what was taken is written and kept, so that the next run
 	 * repeats nothing. */
-	if (rc == 0 && (flush(pp) < 0 || (tmq_follow_save(&f, &e) < 0 &&
-	    (tmq_report(&cmd, &e), 1))))
+	if (rc == 0 && follow_batch(pp, &f, &b, &recno) < 0)
 		rc = -1;
 	tmq_follow_close(&f);
+	free(b.buf);
 	return rc;
 }
 

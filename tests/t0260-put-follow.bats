@@ -10,6 +10,7 @@ load test_helper
 
 teardown() {
 	end_bg KILL
+	end_mounts
 }
 
 # start_follow NAME ARGS...: tmq-put --follow in the background, its pid in
@@ -155,7 +156,7 @@ b1"
 	run --separate-stderr tmq-get -F '%o %s\n' --from 3 logs
 	assert_output '3 c1'
 	run cat f.err
-	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not in its directory: reading the new one from its start"
+	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not app.log.1: reading the new one from its start"
 }
 
 @test "follow: a file rewritten in place (its inode the same, its bytes not) is read from its start" {
@@ -176,7 +177,7 @@ b1"
 	assert_output "aaa
 bbbbcc"
 	run cat f.err
-	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not in its directory: reading the new one from its start"
+	assert_output "tmq-put: app.log: replaced since it was last followed, and the old file is not app.log.1: reading the new one from its start"
 }
 
 @test "follow: a file not there yet is waited for" {
@@ -229,9 +230,175 @@ tmq-put: later.log: appeared: following it"
 	assert_usage_error tmq-put "--follow: empty file name"
 }
 
+# state_of TOPIC: the path of its one follow state
+state_of() {
+	local st
+	for st in "$TMQ_ROOT/$1"/.tmq/follow.*; do
+		case $st in *.lock) ;; *) echo "$st" ;; esac
+	done
+}
+# taken FILE TOPIC: the state of TOPIC says all of FILE was taken
+taken() {
+	local st
+	st=$(state_of "$2")
+	[ -n "$st" ] && [ -f "$st" ] && grep -qx "offset $(stat -c %s "$1")" "$st"
+}
+
+@test "follow: a second follower of a file into a topic is refused at once, naming the first; one killed with KILL keeps none out" {
+	tmq-topic create t
+	cd "$BATS_TEST_TMPDIR"
+	: >d.log
+	# Three at once, as an overlapping restart starts them: one follows,
+	# the others refuse.
+	local i pids=() alive=()
+	for i in 1 2 3; do
+		tmq-put --follow d.log t 2>>"race.err" 3>&- &
+		pids+=($!)
+	done
+	wait_for bash -c "[ \$(grep -c 'followed into t already' race.err) = 2 ]"
+	for i in "${pids[@]}"; do
+		if gone "$i"; then wait "$i" 2>/dev/null && false || [ $? = 1 ]; else alive+=("$i"); fi
+	done
+	[ "${#alive[@]}" = 1 ]
+	seq 1000 >>d.log
+	wait_for taken d.log t
+	[ "$(count t)" = 1000 ]
+	local lock=t/.tmq/$(basename "$(state_of t)").lock
+	[ "$(cat "$TMQ_ROOT/$lock")" = "${alive[0]} $(hostname)" ]
+	run cat race.err
+	assert_output "tmq-put: d.log: followed into t already, by pid ${alive[0]} (which holds $lock)
+tmq-put: d.log: followed into t already, by pid ${alive[0]} (which holds $lock)"
+	# The same file by another path is the same file.
+	run --separate-stderr timeout 20 tmq-put --follow "$BATS_TEST_TMPDIR/./d.log" t
+	assert_fails_with "tmq-put: $BATS_TEST_TMPDIR/./d.log: followed into t already, by pid ${alive[0]} (which holds $lock)"
+	# Killed, it keeps no one out: the kernel dropped its lock.
+	kill -KILL "${alive[0]}"
+	# (Reaped: all its threads are gone, its files closed.)
+	wait "${alive[0]}" || :
+	[ -e "$TMQ_ROOT/$lock" ]
+	start_follow g --follow d.log t
+	seq 1001 1010 >>d.log
+	wait_for taken d.log t
+	[ "$(count t)" = 1010 ]
+	# Stopped, it leaves no lock behind; what the pid says is only a hint.
+	stop_follow g
+	[ ! -e "$TMQ_ROOT/$lock" ]
+	run cat g.err
+	assert_output ""
+	printf 'garbage' >"$TMQ_ROOT/$lock"
+	start_follow g --follow d.log t
+	wait_for bash -c "grep -qx \"\$(cat g.pid) $(hostname)\" '$TMQ_ROOT/$lock'"
+	run --separate-stderr timeout 20 tmq-put --follow d.log t
+	assert_fails_with "tmq-put: d.log: followed into t already, by pid $(cat g.pid) (which holds $lock)"
+	printf '99999999 elsewhere\n' >"$TMQ_ROOT/$lock"
+	run --separate-stderr timeout 20 tmq-put --follow d.log t
+	assert_fails_with "tmq-put: d.log: followed into t already, by pid 99999999 on elsewhere (which holds $lock)"
+	printf 'x\n' >"$TMQ_ROOT/$lock"
+	run --separate-stderr timeout 20 tmq-put --follow d.log t
+	assert_fails_with "tmq-put: d.log: followed into t already, by another process (which holds $lock)"
+	stop_follow g
+	run tmq-get -F '%s\n' t
+	[ "${#lines[@]}" = 1010 ]
+	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" = 1010 ]
+}
+
+@test "follow: a full disk when the state is to be written: it says what was written, and the rerun repeats nothing" {
+	local fs="$BATS_TEST_TMPDIR/fs"
+	[ "$(id -u)" = 0 ] || skip "needs root (to mount a small tmpfs)"
+	mount_tmpfs "$fs" 1m || skip "cannot mount a tmpfs here"
+	export TMQ_ROOT="$fs/root"
+	tmq-topic create t
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\n' >d.log
+	start_follow f --follow d.log t
+	wait_for taken d.log t
+	stop_follow f
+	local st name
+	st=$(state_of t)
+	name=t/.tmq/${st##*/}
+	# Full: the partition file's last page has room for three lines more,
+	# a new file (the state's next) has none.
+	dd if=/dev/zero of="$fs/filler" bs=4096 2>/dev/null || :
+	printf 'b\nc\nd\n' >>d.log
+	run --separate-stderr timeout 60 tmq-put --follow d.log t
+	assert_fails_with "tmq-put: $name: No space left on device; no line was written"
+	rm "$fs/filler"
+	start_follow f --follow d.log t
+	wait_for taken d.log t
+	stop_follow f
+	run tmq-get -F '%s\n' t
+	assert_output "a
+b
+c
+d"
+	run cat f.err
+	assert_output ""
+	# The disk filling while it runs: it stops, saying what this run
+	# wrote, and the rerun goes on from there.
+	start_follow g --follow d.log t
+	printf 'e\n' >>d.log
+	wait_for taken d.log t
+	dd if=/dev/zero of="$fs/filler" bs=4096 2>/dev/null || :
+	printf 'f\ng\n' >>d.log
+	local pid
+	pid=$(cat g.pid)
+	wait_for gone "$pid"
+	run wait "$pid"
+	assert_failure 1
+	run cat g.err
+	assert_output "tmq-put: $name: No space left on device; line 1 was written, line 2 and later were not"
+	rm "$fs/filler" g.pid
+	start_follow f --follow d.log t
+	wait_for taken d.log t
+	stop_follow f
+	run tmq-get -F '%s\n' t
+	assert_output "a
+b
+c
+d
+e
+f
+g"
+	run cat f.err
+	assert_output ""
+}
+
+@test "follow: the state's rename failing once its lines are written: said, kept, and the rerun repeats nothing" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true || skip "strace cannot trace here (ptrace not permitted)"
+	tmq-topic create t
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\nb\nc\n' >d.log
+	# (LeakSanitizer does not work under ptrace.)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    run --separate-stderr timeout 60 strace -f -qq -o /dev/null \
+	    -e trace=rename,renameat -e inject=rename,renameat:error=ENOSPC \
+	    tmq-put --follow d.log t
+	assert_failure 1
+	local tmp sname
+	tmp=$(cd "$TMQ_ROOT/t/.tmq" && ls -A | grep '^\.follow\..*\.tmp$')
+	sname=${tmp#.}
+	sname=${sname%.*.*.tmp}
+	assert_equal "$stderr" "tmq-put: t/.tmq/$sname: No space left on device (how far the lines got is kept in t/.tmq/$tmp, for the next run); lines 1 to 3 were written, line 4 and later were not"
+	[ "$(count t)" = 3 ]
+	printf 'd\n' >>d.log
+	start_follow f --follow d.log t
+	wait_for taken d.log t
+	stop_follow f
+	run tmq-get -F '%s\n' t
+	assert_output "a
+b
+c
+d"
+	run cat f.err
+	assert_output ""
+	run ls -A "$TMQ_ROOT/t/.tmq"
+	assert_output "$sname"
+}
+
 # kills_at_random SIGNALS...: a writer appends 3000 numbered lines, the
-# file rotated (renamed, made anew) every 500 once the follower has caught
-# up; the follower is stopped with one of SIGNALS, chosen at random, at
+# file rotated (renamed to app.log.1, made anew) every 500 once the
+# follower has caught up; the follower is stopped with one of SIGNALS, chosen at random, at
 # five random counts, and restarted each time.  Sets dups (lines put more
 # than once) and kills (how many were KILL).
 kills_at_random() {
@@ -244,7 +411,10 @@ kills_at_random() {
 			seq $((c * 50 + 1)) $((c * 50 + 50)) | awk '{ print $1 ":line-" $1 }' >>app.log
 			if [ $(((c + 1) % 10)) = 0 ]; then
 				wait_for has_count logs $(((c + 1) * 50))
-				mv app.log "app.log.$c"
+				# (logrotate's way: the last one becomes
+				# app.log.1, the one before moves on.)
+				if [ -e app.log.1 ]; then mv app.log.1 "app.log.$c"; fi
+				mv app.log app.log.1
 				: >app.log
 			fi
 		done

@@ -15,10 +15,15 @@
  * the offset: an inode number is reused once its file is removed, and a
  * file found by it (the name's, or a rotated one in the directory) is
  * taken only when those bytes are still what was read.
- * Anyone who may write the root may write it too: it is read as strictly
- * as a message (each line exactly so, the path ours), and one that is not
- * is refused, naming it, rather than guessed at: a wrong offset would lose
- * or repeat lines. */
+ * Anyone who may write the root may write it too.  So it is believed only
+ * when this user wrote it and no one else may write it (else said, and
+ * the file read from its start, as with none); it is read as strictly as
+ * a message (each line exactly so, the path ours), and one that is not is
+ * refused, naming it, rather than guessed at: a wrong offset would lose or
+ * repeat lines; and it never picks a file: the path given, and that path
+ * with ".1" (a rotated file), are the only files opened, each checked
+ * against it.  Beside it, follow.HASH.lock is locked by the one follower
+ * of the file into the topic (pidlock.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +40,8 @@
 #include "dotdir.h"
 #include "follow.h"
 #include "notice.h"
+#include "pidlock.h"
+#include "regfile.h"
 #include "replace.h"
 #include "smallfile.h"
 
@@ -43,6 +50,10 @@
 #define STATE_MAX (PATH_MAX + 200)
 #define CHUNK 65536
 #define CHECK_BYTES 4096
+/* A state's temporary is made PEND_WORK, and made PEND_DONE once the lines
+ * it counts are written: the one its rename failed is the truth then. */
+#define PEND_WORK 0600
+#define PEND_DONE 0644
 
 /* The hash of the bytes of fd before off: 0 and *h set, -1 when they
  * cannot all be read (the file is shorter). */
@@ -157,44 +168,38 @@ open_current(struct tmq_follow *f, struct tmq_error *e)
 	return 1;
 }
 
-/* The file of dev/ino in the directory under another name (rotated while
- * nobody followed it): opened into f, 1; 0 when it is not there. */
+/* The file of dev/ino rotated while nobody followed it: looked for under
+ * one name only, the path's own with ".1" added (logrotate's), and taken
+ * only when it is that file and holds what was read (by its check).  The
+ * state says which file it was, never which file to read: a state a
+ * co-user forged could otherwise name any file of ours in the directory.
+ * Opened into f, 1; 0 when it is not there. */
 static int
 find_rotated(struct tmq_follow *f, uint64_t dev, uint64_t ino, uint64_t off,
     uint64_t check)
 {
-	struct dirent *de;
+	char name[NAME_MAX + 1];
 	struct stat st;
-	DIR *d;
-	int dfd = dup(f->dirfd), fd, found = 0;
+	int fd, n;
 
-	if (dfd < 0)
+	n = snprintf(name, sizeof name, "%s.1", f->base);
+	if (n < 0 || (size_t)n >= sizeof name)
 		return 0;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
+	fd = openat(f->dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+	    O_NOFOLLOW);
+	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino &&
+	    same_file(fd, off, check)) {
+		f->fd = fd;
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+		f->old = 1;
+		return 1;
 	}
-	rewinddir(d);
-	while (!found && (de = readdir(d)) != NULL) {
-		if ((uint64_t)de->d_ino != ino)
-			continue;
-		fd = openat(f->dirfd, de->d_name, O_RDONLY | O_NONBLOCK |
-		    O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino &&
-		    same_file(fd, off, check)) {
-			f->fd = fd;
-			f->dev = st.st_dev;
-			f->ino = st.st_ino;
-			f->old = 1;
-			found = 1;
-		} else
-			close(fd);
-	}
-	closedir(d);
-	return found;
+	close(fd);
+	return 0;
 }
 
 static int
@@ -208,19 +213,132 @@ watch_again(struct tmq_follow *f, struct tmq_error *e)
 	return 0;
 }
 
+/* The lock that keeps a second follower of this file into this topic
+ * out (pidlock.h): 0 held; -1 (e saying who holds it) otherwise. */
+static int
+hold_lock(struct tmq_follow *f, const struct tmq_topic *t,
+    struct tmq_error *e)
+{
+	char shown[sizeof f->shown + 8], holder[320];
+	int rc;
+
+	snprintf(shown, sizeof shown, "%s.lock", f->shown);
+	rc = tmq_pidlock_take(f->statedir, f->lockname, shown, &f->lockfd,
+	    holder, sizeof holder, e);
+	if (rc <= 0)
+		return rc;
+	return tmq_fail(e, "%s: followed into %s already, by %s (which holds "
+	    "%s)", f->path, t->name, holder[0] != '\0' ? holder :
+	    "another process", shown);
+}
+
+/* Why a state (or a temporary of one) whose fstat is st is not believed:
+ * only one this user wrote, that no one else may write, is; NULL then. */
+static const char *
+distrusted(const struct stat *st)
+{
+	if (st->st_uid != geteuid())
+		return "not written by this user";
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by other users";
+	return NULL;
+}
+
+/* A temporary of the state (its name, in f->statedir) that a run filled
+ * before its lines, marked confirmed (mode PEND_DONE) once they were
+ * written, and could not rename into place: the truth about how far the
+ * file was taken, put in place now.  0 (whether there was one or not);
+ * -1 when there was and it cannot be put in place. */
+static int
+adopt_pending(struct tmq_follow *f, struct tmq_error *e)
+{
+	char state[STATE_MAX + 1], found[TMQ_TMP_NAME_MAX];
+	uint64_t dev, ino, off, check;
+	struct tmq_error ignored;
+	struct dirent *de;
+	struct stat st;
+	size_t n;
+	DIR *d;
+	int fd = dup(f->statedir);
+
+	found[0] = '\0';
+	if (fd < 0)
+		return 0;
+	if (lseek(fd, 0, SEEK_SET) < 0 || (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (found[0] == '\0' && (de = readdir(d)) != NULL) {
+		if (!tmq_tmp_is(de->d_name, f->statename) ||
+		    strlen(de->d_name) >= sizeof found)
+			continue;
+		if (tmq_small_read_st(f->statedir, de->d_name, de->d_name,
+		    state, STATE_MAX, &n, &st, &ignored) != 1)
+			continue;
+		if (distrusted(&st) != NULL || (st.st_mode & 07777) != PEND_DONE ||
+		    memchr(state, '\0', n) != NULL ||
+		    parse_state(state, f->abspath, &dev, &ino, &off, &check) < 0)
+			continue;
+		snprintf(found, sizeof found, "%s", de->d_name);
+	}
+	closedir(d);
+	(void)lseek(f->statedir, 0, SEEK_SET);
+	if (found[0] == '\0')
+		return 0;
+	if (renameat(f->statedir, found, f->statedir, f->statename) < 0)
+		return tmq_fail_errno(e, "%s: what the last run kept in %s "
+		    "cannot be put in place", f->shown, found);
+	return 0;
+}
+
+/* Read the state: 1 and its values set, 0 when there is none (or one not
+ * believed, said), -1. */
+static int
+load_state(struct tmq_follow *f, const char *path, uint64_t *dev,
+    uint64_t *ino, uint64_t *off, uint64_t *check, struct tmq_error *e)
+{
+	char state[STATE_MAX + 1], msg[sizeof f->shown + PATH_MAX + 100];
+	const char *why;
+	struct stat st;
+	size_t n;
+	int rc;
+
+	rc = tmq_small_read_st(f->statedir, f->statename, f->shown, state,
+	    STATE_MAX, &n, &st, e);
+	if (rc <= 0)
+		return rc;
+	if ((why = distrusted(&st)) != NULL) {
+		/* Anyone could have written it: as if there were none. */
+		if (f->notice != NULL && !tmq_notice_quiet()) {
+			snprintf(msg, sizeof msg, "%s: %s: not believed, %s is "
+			    "read from its start", f->shown, why, path);
+			f->notice(f->arg, msg);
+		}
+		return 0;
+	}
+	if (memchr(state, '\0', n) != NULL ||
+	    parse_state(state, f->abspath, dev, ino, off, check) < 0)
+		return tmq_fail(e, "%s: not what tmq-put --follow writes "
+		    "(remove it to read %s from its start)", f->shown, path);
+	f->saved = 1;
+	f->sdev = (dev_t)*dev;
+	f->sino = (ino_t)*ino;
+	f->soff = *off;
+	return 1;
+}
+
 int
 tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
     const char *path, int delim, size_t max,
     void (*notice)(void *, const char *), void *arg, struct tmq_error *e)
 {
-	char *dcopy = NULL, *bcopy = NULL, real[PATH_MAX], shown[80];
-	char state[STATE_MAX + 1];
+	char *dcopy = NULL, *bcopy = NULL, real[PATH_MAX];
 	uint64_t dev = 0, ino = 0, off = 0, check = 0;
 	size_t n;
 	int rc;
 
 	memset(f, 0, sizeof *f);
-	f->fd = f->dirfd = f->statedir = -1;
+	f->fd = f->dirfd = f->statedir = f->lockfd = f->pendfd = -1;
 	f->w.ifd = -1;
 	f->delim = delim;
 	f->max = max;
@@ -259,32 +377,26 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 	    f->base);
 	snprintf(f->statename, sizeof f->statename, "follow.%016" PRIx64,
 	    (uint64_t)XXH3_64bits(f->abspath, strlen(f->abspath)));
-	snprintf(shown, sizeof shown, "%s/%s/%s", t->name, STATE_DIR,
+	snprintf(f->lockname, sizeof f->lockname, "%s.lock", f->statename);
+	snprintf(f->shown, sizeof f->shown, "%s/%s/%s", t->name, STATE_DIR,
 	    f->statename);
 	f->statedir = tmq_dot_open(t->dirfd, 1);
 	if (f->statedir < 0) {
 		rc = tmq_fail_errno(e, "%s/%s", t->name, STATE_DIR);
 		goto fail;
 	}
-	/* What a run killed before its rename left (replace.h). */
-	tmq_tmp_sweep(f->statedir, f->statename);
-	rc = tmq_small_read(f->statedir, f->statename, shown, state, STATE_MAX,
-	    &n, e);
-	if (rc < 0)
+	/* One follower of a file into a topic at a time. */
+	if ((rc = hold_lock(f, t, e)) < 0)
 		goto fail;
-	if (rc == 1) {
-		if (memchr(state, '\0', n) != NULL ||
-		    parse_state(state, f->abspath, &dev, &ino, &off, &check) < 0) {
-			rc = tmq_fail(e, "%s: not what tmq-put --follow writes "
-			    "(remove it to read %s from its start)", shown,
-			    path);
-			goto fail;
-		}
-		f->saved = 1;
-		f->sdev = (dev_t)dev;
-		f->sino = (ino_t)ino;
-		f->soff = off;
+	/* The state a run could not rename into place, after writing its
+	 * lines; then what a run killed before its rename left (replace.h). */
+	if (adopt_pending(f, e) < 0) {
+		rc = -1;
+		goto fail;
 	}
+	tmq_tmp_sweep(f->statedir, f->statename);
+	if ((rc = load_state(f, path, &dev, &ino, &off, &check, e)) < 0)
+		goto fail;
 	if ((rc = open_current(f, e)) < 0)
 		goto fail;
 	if (f->saved) {
@@ -293,7 +405,7 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 			f->off = off;
 		else {
 			/* Rotated while not followed: the old file first,
-			 * when it is still here. */
+			 * when it is still here, as PATH.1. */
 			int cur = f->fd;
 
 			f->fd = -1;
@@ -304,6 +416,8 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 				say(f, "replaced since it was last followed: "
 				    "the rest of the old file first");
 			} else {
+				char what[PATH_MAX + 100];
+
 				if (cur >= 0) {
 					struct stat st;
 
@@ -313,9 +427,11 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 						f->ino = st.st_ino;
 					}
 				}
-				say(f, "replaced since it was last followed, "
-				    "and the old file is not in its directory: "
-				    "reading the new one from its start");
+				snprintf(what, sizeof what, "replaced since it "
+				    "was last followed, and the old file is not "
+				    "%s.1: reading the new one from its start",
+				    f->path);
+				say(f, what);
 			}
 		}
 	}
@@ -473,13 +589,14 @@ tmq_follow_next(struct tmq_follow *f, const char **rec, size_t *n,
 }
 
 int
-tmq_follow_save(struct tmq_follow *f, struct tmq_error *e)
+tmq_follow_prepare(struct tmq_follow *f, struct tmq_error *e)
 {
-	char buf[STATE_MAX + 1], shown[80];
+	char buf[STATE_MAX + 1];
 	uint64_t h;
-	int n;
+	size_t off = 0;
+	int n, fd, err;
 
-	if (f->fd < 0)
+	if (f->pendfd >= 0 || f->fd < 0)
 		return 0;
 	if (f->saved && f->sdev == f->dev && f->sino == f->ino &&
 	    f->soff == f->off)
@@ -493,14 +610,80 @@ tmq_follow_save(struct tmq_follow *f, struct tmq_error *e)
 	    f->abspath, (uint64_t)f->dev, (uint64_t)f->ino, f->off, h);
 	if (n < 0 || (size_t)n > STATE_MAX)
 		return tmq_fail(e, "%s: path too long", f->path);
-	snprintf(shown, sizeof shown, "%s/%s", STATE_DIR, f->statename);
-	if (tmq_write_replace(f->statedir, f->statename, shown, buf, (size_t)n,
-	    0, e) < 0)
+	fd = tmq_tmp_create_mode(f->statedir, f->statename, f->shown,
+	    PEND_WORK, f->pendtmp, e);
+	if (fd < 0)
 		return -1;
+	while (off < (size_t)n) {
+		ssize_t w = write(fd, buf + off, (size_t)n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w == 0 ? EIO : errno;
+			close(fd);
+			unlinkat(f->statedir, f->pendtmp, 0);
+			errno = err;
+			return tmq_fail_errno(e, "%s", f->shown);
+		}
+		off += (size_t)w;
+	}
+	f->pendfd = fd;
+	f->pdev = f->dev;
+	f->pino = f->ino;
+	f->poff = f->off;
+	return 0;
+}
+
+void
+tmq_follow_abandon(struct tmq_follow *f)
+{
+	if (f->pendfd < 0)
+		return;
+	close(f->pendfd);
+	unlinkat(f->statedir, f->pendtmp, 0);
+	f->pendfd = -1;
+}
+
+int
+tmq_follow_save(struct tmq_follow *f, struct tmq_error *e)
+{
+	int fd = f->pendfd, err;
+
+	if (fd < 0)
+		return 0;
+	f->pendfd = -1;
+	/* Confirmed first (a change of its modes needs no room on the
+	 * disk), then closed, then put in place. */
+	if (fchmod(fd, PEND_DONE) < 0) {
+		err = errno;
+		close(fd);
+		unlinkat(f->statedir, f->pendtmp, 0);
+		errno = err;
+		return tmq_fail_errno(e, "%s", f->shown);
+	}
+	if (close(fd) < 0) {
+		err = errno;
+		unlinkat(f->statedir, f->pendtmp, 0);
+		errno = err;
+		return tmq_fail_errno(e, "%s", f->shown);
+	}
+	if (renameat(f->statedir, f->pendtmp, f->statedir, f->statename) < 0) {
+		/* Kept, confirmed: the next run puts it in place. */
+		size_t len;
+
+		tmq_fail_errno(e, "%s", f->shown);
+		len = strlen(e->msg);
+		snprintf(e->msg + len, sizeof e->msg - len, " (how far the "
+		    "lines got is kept in %.*s%s, for the next run)",
+		    (int)(strlen(f->shown) - strlen(f->statename)), f->shown,
+		    f->pendtmp);
+		return -1;
+	}
 	f->saved = 1;
-	f->sdev = f->dev;
-	f->sino = f->ino;
-	f->soff = f->off;
+	f->sdev = f->pdev;
+	f->sino = f->pino;
+	f->soff = f->poff;
 	return 0;
 }
 
@@ -513,6 +696,9 @@ tmq_follow_wait(struct tmq_follow *f, int timeout_ms, struct tmq_error *e)
 void
 tmq_follow_close(struct tmq_follow *f)
 {
+	tmq_follow_abandon(f);
+	if (f->lockfd >= 0)
+		tmq_pidlock_drop(f->statedir, f->lockname, f->lockfd);
 	if (f->fd >= 0)
 		close(f->fd);
 	if (f->dirfd >= 0)
@@ -525,6 +711,6 @@ tmq_follow_close(struct tmq_follow *f)
 	free(f->base);
 	free(f->buf);
 	memset(f, 0, sizeof *f);
-	f->fd = f->dirfd = f->statedir = -1;
+	f->fd = f->dirfd = f->statedir = f->lockfd = f->pendfd = -1;
 	f->w.ifd = -1;
 }

@@ -9,10 +9,12 @@
  * read again from its start.  How far it was taken (the file's device and
  * inode, and the byte after the last record taken) is kept in the topic's
  * .tmq/ directory (tmq-format(5), Files of tmq's own), written whole
- * (temporary name, then rename) by tmq_follow_save, which the caller calls
- * once what it took is written.  A restart goes on from there: in the same
- * file, or, when the name now stands for another, first in the old one if
- * it is still in the directory under another name (logrotate's FILE.1). */
+ * (temporary name, then rename) around the writing of what was taken
+ * (tmq_follow_prepare before, tmq_follow_save after).  A restart goes on
+ * from there: in the same file, or, when the name now stands for another,
+ * first in the old one if it is FILE.1 (logrotate's).  One follower of a
+ * file into a topic at a time: tmq_follow_open refuses a second, naming
+ * the first. */
 #ifndef TMQ_FOLLOW_H
 #define TMQ_FOLLOW_H
 
@@ -21,6 +23,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "replace.h"
 #include "topic.h"
 #include "watch.h"
 
@@ -48,10 +51,18 @@ struct tmq_follow {
 	int skipping;		/* inside a record over max */
 	int statedir;		/* the topic's .tmq */
 	char statename[48];
+	char lockname[56];	/* statename.lock */
+	char shown[320];	/* TOPIC/.tmq/statename, for messages */
+	int lockfd;		/* held while we follow (pidlock.h) */
 	dev_t sdev;		/* as last saved */
 	ino_t sino;
 	uint64_t soff;
 	int saved;
+	int pendfd;		/* the next state, written, not yet in place */
+	char pendtmp[TMQ_TMP_NAME_MAX];
+	dev_t pdev;
+	ino_t pino;
+	uint64_t poff;
 	int said_missing;
 	struct tmq_watch w;
 	void (*notice)(void *, const char *);
@@ -69,9 +80,18 @@ int tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
  * TMQ_FOLLOW_WAIT when there is none yet, or -1. */
 int tmq_follow_next(struct tmq_follow *f, const char **rec, size_t *n,
     struct tmq_error *e);
-/* Keep how far the records returned so far were taken (once they are
- * written), when that changed since the last save. */
+/* How far the records returned so far were taken is kept in two steps
+ * around their writing, so that a rerun after any failure, or a kill,
+ * repeats no more than it must: tmq_follow_prepare writes the new state
+ * to a temporary (before the records are written: when this fails, for
+ * lack of room say, nothing of them was written), tmq_follow_save puts it
+ * in place once they are (marking it confirmed first, so that a temporary
+ * whose rename failed is put in place by the next run, which then repeats
+ * nothing), and tmq_follow_abandon drops it when their writing failed.
+ * Nothing is written when nothing changed since the last save. */
+int tmq_follow_prepare(struct tmq_follow *f, struct tmq_error *e);
 int tmq_follow_save(struct tmq_follow *f, struct tmq_error *e);
+void tmq_follow_abandon(struct tmq_follow *f);
 /* Sleep until the file or its directory changes, timeout_ms passes or a
  * signal comes. */
 int tmq_follow_wait(struct tmq_follow *f, int timeout_ms,

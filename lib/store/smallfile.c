@@ -13,6 +13,13 @@ int
 tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,
     size_t max, size_t *n, struct tmq_error *e)
 {
+	return tmq_small_read_st(dirfd, name, shown, buf, max, n, NULL, e);
+}
+
+int
+tmq_small_read_st(int dirfd, const char *name, const char *shown, char *buf,
+    size_t max, size_t *n, struct stat *stp, struct tmq_error *e)
+{
 	struct stat st;
 	size_t got = 0;
 	int fd;
@@ -55,5 +62,7 @@ tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,
 	close(fd);
 	buf[got] = '\0';
 	*n = got;
+	if (stp != NULL)
+		*stp = st;
 	return 1;
 }

@@ -11,6 +11,7 @@
 #define TMQ_SMALLFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "error.h"
 
@@ -21,5 +22,9 @@
  * shown. */
 int tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,
     size_t max, size_t *n, struct tmq_error *e);
+/* The same, and *st what fstat said of the file read (its owner and
+ * modes: who may have written it). */
+int tmq_small_read_st(int dirfd, const char *name, const char *shown,
+    char *buf, size_t max, size_t *n, struct stat *st, struct tmq_error *e);
 
 #endif
