@@ -221,6 +221,43 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	assert_output "[{'group': 'G', 'topic': 'ev', 'members': 0, 'lag': 40}, {'group': 'H', 'topic': 'ev', 'members': 0, 'lag': 0}]"
 }
 
+@test "list: a topic definition that is damaged or cannot be read is said, naming it, exit 1, the other groups listed" {
+	tmq-topic create t
+	tmq-topic create u
+	tmq-put t x
+	tmq-put u y
+	tmq-get -g G -P 0 -o now t >/dev/null
+	tmq-get -g H -P 0 -o now u >/dev/null
+	cp "$TMQ_ROOT/t.twc" "$BATS_TEST_TMPDIR/t.twc"
+	echo garbage >"$TMQ_ROOT/t.twc"
+	run --separate-stderr tmq-group list
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: corrupt t.twc: definition is not valid JSON'
+	assert_line --index 1 --regexp '^G +t +- +-$'
+	assert_line --index 2 --regexp '^H +u +0 +0$'
+	run --separate-stderr tmq-group list --json
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: corrupt t.twc: definition is not valid JSON'
+	assert_output '[{"group":"G","topic":"t","members":null,"lag":null},{"group":"H","topic":"u","members":0,"lag":0}]'
+
+	# A read of it that fails.
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true ||
+	    skip "strace cannot trace here (ptrace not permitted)"
+	cp "$BATS_TEST_TMPDIR/t.twc" "$TMQ_ROOT/t.twc"
+	run --separate-stderr strace -f -qq -o /dev/null -P "$TMQ_ROOT/t.twc" \
+	    -e trace=read -e inject=read:error=EIO tmq-group list
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: cannot read t.twc: Input/output error'
+	assert_line --index 1 --regexp '^G +t +- +-$'
+	assert_line --index 2 --regexp '^H +u +0 +0$'
+	# Undamaged, all is listed and said nothing of.
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_stderr ""
+	assert_line --index 1 --regexp '^G +t +0 +0$'
+}
+
 @test "list: a long group or topic name widens its column instead of breaking the others" {
 	local long
 	long=$(printf 'a-consumer-group-with-a-long-name-%s' {1..2})
