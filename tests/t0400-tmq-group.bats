@@ -1065,11 +1065,11 @@ swap_commit() {
 	add_commits G 600 0
 	add_commits G 1 1 7
 	add_commits G 600 0
-	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	run --separate-stderr committed
 	assert_output "0=600 1=7 2=0 3=0"
 	assert_equal "$stderr" ''
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	# Proof that readers start from it: the one commit of partition 1, in
 	# the middle of the log (where a snapshot does not look), rewritten
 	# by hand.  A full replay (TMQ_SNAPSHOT_EVERY=0: no snapshots) sees
@@ -1111,7 +1111,7 @@ swap_commit() {
 	add_commits G 1 1 7
 	run committed
 	assert_output "0=1200 1=7 2=0 3=0"
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	f=$(echo "$TMQ_ROOT"/--group--G/*.tmf)
 	# Rewritten near the end (same file, same size): seen.
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
@@ -1143,7 +1143,7 @@ swap_commit() {
 	assert_output "0=0 1=0 2=0 3=0"
 }
 
-@test "snapshot: a reader that may not write the group's directory reads the state without one, and uses one it finds" {
+@test "snapshot: a reader that may not write the group's directory reads the state without one, and uses none of another user's" {
 	local base run_as want
 	[ "$(id -u)" = 0 ] || skip "needs root (to run the tools as nobody)"
 	if command -v setpriv >/dev/null; then
@@ -1168,16 +1168,21 @@ swap_commit() {
 	assert_success
 	assert_output "$want"
 	assert_equal "$stderr" ''
-	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
-	# One written by a reader who may: nobody starts from it.
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
+	# One written by a reader who may is that user's: nobody does not
+	# start from it (a log rewritten in its middle, where a snapshot
+	# does not look, shows it: nobody reads the log as it now is, the
+	# snapshot's user as it was).
 	run committed
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
 	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" bash -c \
 	    "$(declare -f committed); committed"
 	assert_success
-	assert_output "$want"
+	assert_output "0=1200 1=0 2=7 3=0"
 	assert_equal "$stderr" ''
+	run committed
+	assert_output "$want"
 	rm -rf "$base"
 }
 
@@ -1186,7 +1191,7 @@ swap_commit() {
 	make_seeded_topic
 	export TMQ_SNAPSHOT_EVERY=1
 	start_bg tmq tmq-get -g G -f --window 3 --commit ev
-	wait_until test -f "$TMQ_ROOT/--group--G/.tmq/snapshot"
+	wait_until test -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID"
 	start_py py 2
 	wait_until settled 2 6
 	run settled 2 6
@@ -1196,7 +1201,7 @@ swap_commit() {
 	stop_py py
 	stop_bg tmq
 	check_shared
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	TMQ_SNAPSHOT_EVERY=0 run committed
 	local want=$output
 	run committed

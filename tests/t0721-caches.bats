@@ -121,3 +121,86 @@ as() {
 	assert_line --index 0 --partial '"payload":"mine"'
 	assert_line --index 1 --partial '"payload":"mine"'
 }
+
+# ------------------------------------------------------ group snapshots
+
+# A group G of U1's on topic ev (2 partitions; partition 0: a, b in
+# 0-20260101_0.tmf, c in 0-20260102_2.tmf), which resumes partition 0 at
+# 1 (a read), with U1's snapshot of it.
+snap_setup() {
+	two_users
+	as "$U1" 'tmq-topic create ev -p 2'
+	local d=$SHARED/root/ev
+	tmq_write_line "$d" 0-20260101_0.tmf u16 1 1767225600 a
+	tmq_write_line "$d" 0-20260101_0.tmf u16 1 1767225601 b
+	tmq_write_line "$d" 0-20260102_2.tmf u16 1 1767312000 c
+	chown "$U1:$GRP" "$d"/*.tmf
+	chmod 660 "$d"/*.tmf
+	as "$U1" 'tmq-get -g G -P 0 -n 1 ev >/dev/null && tmq-commit G 0 0 &&
+	    TMQ_SNAPSHOT_EVERY=1 tmq-group describe G >/dev/null'
+	GD=$SHARED/root/--group--G/.tmq
+}
+
+# What the co-user does to every snapshot in the group's .tmq, whoever's:
+# partition 0's committed offset made 3 (the last 16 bytes before the
+# checksum are partitions 0 and 1), sealed again, put in its place.
+forge_snapshots() {
+	as "$U2" "cd $GD && for f in snapshot*; do cp \$f f.tmp &&
+	    n=\$(stat -c %s f.tmp) &&
+	    printf '\\003\\000\\000\\000\\000\\000\\000\\000' | dd of=f.tmp bs=1 seek=\$((n - 24)) conv=notrunc 2>/dev/null &&
+	    gsnap-seal f.tmp && mv -f f.tmp \$f; done"
+}
+
+@test "a snapshot a co-user sealed again with plausible false committed offsets is not believed: describe, a member and prune go by the log, say it once and replace it" {
+	local want said u1
+	snap_setup
+	u1=$(id -u "$U1")
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_equal "$stderr" ''
+	want=$output
+	[[ $want == *$'\n''0                      1              3            2  -'* ]]
+	forge_snapshots
+	said="tmq-group: group G: --group--G/.tmq/snapshot.$u1 refused (not written by this user): the log is read in full"
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" "$said"
+	# Replaced by the victim's own, which the next reader takes silently.
+	[ "$(stat -c %U "$GD/snapshot.$u1")" = "$U1" ]
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" ''
+	# Which the co-user cannot write in place.
+	run as "$U2" "printf x >>$GD/snapshot.$u1"
+	assert_failure
+	# A member resumes at the log's commit, not at the forged one.
+	forge_snapshots
+	run --separate-stderr as "$U1" 'tmq-get -g G -P 0 -n 1 -F "%o %s\n" ev'
+	assert_success
+	assert_output '1 b'
+	assert_equal "$stderr" "tmq-get: group G: --group--G/.tmq/snapshot.$u1 refused (not written by this user): the log is read in full"
+	# Prune keeps the file the group has not read all of.
+	forge_snapshots
+	run --separate-stderr as "$U1" 'tmq-topic prune ev --before 2026-01-02 --keep-unread --dry-run'
+	assert_success
+	assert_output ''
+	assert_equal "$stderr" "tmq-topic: group G: --group--G/.tmq/snapshot.$u1 refused (not written by this user): the log is read in full
+tmq-topic: ev: would keep 0-20260101_0.tmf: unread by group G (from offset 1)"
+	# A snapshot of the victim's own that others may write is refused too.
+	as "$U1" "chmod g+w $GD/snapshot.$u1"
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	assert_equal "$stderr" "tmq-group: group G: --group--G/.tmq/snapshot.$u1 refused (writable by other users): the log is read in full"
+	# Each user keeps their own: the co-user's reads make one of theirs,
+	# and the victim's stays.
+	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 tmq-group describe G'
+	assert_success
+	assert_output "$want"
+	[ "$(stat -c %U "$GD/snapshot.$(id -u "$U2")")" = "$U2" ]
+	run --separate-stderr as "$U1" 'tmq-group describe G'
+	assert_success
+	assert_equal "$stderr" ''
+}

@@ -337,9 +337,12 @@ tmq_group_load(struct tmq_group *g, struct tmq_error *e)
 		 * this reader once it has read the log. */
 		g->snap_refused = 1;
 		if (g->notice != NULL) {
+			char path[64];
+
+			tmq_gsnap_path(path, sizeof path);
 			snprintf(msg, sizeof msg, "group %s: %s/%s refused (%s): "
 			    "the log is read in full", g->name, g->log.name,
-			    TMQ_GSNAP_PATH, e->msg);
+			    path, e->msg);
 			g->notice(g->notice_arg, msg);
 		}
 		break;
