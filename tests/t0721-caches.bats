@@ -204,3 +204,65 @@ tmq-topic: ev: would keep 0-20260101_0.tmf: unread by group G (from offset 1)"
 	assert_success
 	assert_equal "$stderr" ''
 }
+
+# ------------------------------------------------------ partition indexes
+
+@test "the victim's own index after a co-user rewrote the partition file in place (two lines merged into one of the same length, between records): refused, said once, every answer a full read's" {
+	two_users
+	as "$U1" "tmq-topic create ev &&
+	    seq 1 20000 | sed 's/\$/ message......................................................................./' | tmq-put ev &&
+	    tmq-topic info ev >/dev/null && tmq-get -o 15000 -n 1 ev >/dev/null"
+	local f idx u1 recs at want_get want_info want_last
+	u1=$(id -u "$U1")
+	f=$(cd "$SHARED/root/ev" && echo 0-*.tmf)
+	idx=$SHARED/root/ev/.tmq/${f%.tmf}.$u1.idx
+	[ -f "$idx" ]
+	recs=$(pidx-forge "$idx" 2>/dev/null || "$SHARED/bin/pidx-forge" "$idx")
+	[ "$(wc -l <<<"$recs")" -ge 4 ]
+	at=$(awk '$1 == 1 { print $3 + 1000 }' <<<"$recs")
+	# The co-user's edit, in place: the newline 1000 bytes or so past
+	# record 1 becomes a byte of the line, so that line and the next are
+	# one, the file's size and every byte around the records as they were.
+	run as "$U2" "python3 -c '
+import sys
+path, at = sys.argv[1], int(sys.argv[2])
+with open(path, \"r+b\") as f:
+    f.seek(at)
+    b = f.read(4096)
+    f.seek(at + b.index(b\"\\n\"))
+    f.write(b\"x\")
+' $SHARED/root/ev/$f $at"
+	assert_success
+	want_get=$(as "$U1" 'TMQ_INDEX=off tmq-get -o 15000 -n 1 -F "%o %s\n" ev' 2>/dev/null)
+	want_info=$(as "$U1" 'TMQ_INDEX=off tmq-topic info ev' 2>/dev/null)
+	want_last=$(as "$U1" 'TMQ_INDEX=off tmq-get -o -1 -F "%o %s\n" ev' 2>/dev/null)
+	[ "$want_get" = '15000 15002 message.......................................................................' ]
+	run --separate-stderr as "$U1" 'tmq-get -o 15000 -n 1 -F "%o %s\n" ev'
+	assert_success
+	assert_output "$want_get"
+	assert_equal "$stderr" "tmq-get: ev: .tmq/${f%.tmf}.$u1.idx refused (the file was written to in place since it was indexed): the file is read without it"
+	# Made again by that reader, from what it counted: the next ones
+	# use it, silently, and answer as a full read.
+	run --separate-stderr as "$U1" 'tmq-topic info ev'
+	assert_success
+	assert_output "$want_info"
+	assert_equal "$stderr" ''
+	run --separate-stderr as "$U1" 'tmq-get -o -1 -F "%o %s\n" ev'
+	assert_success
+	assert_output "$want_last"
+	assert_equal "$stderr" ''
+	run --separate-stderr as "$U1" 'tmq-get -o 15000 -n 1 -F "%o %s\n" ev'
+	assert_output "$want_get"
+	assert_equal "$stderr" ''
+	# Appends since change nothing: the index goes on being used.
+	as "$U2" 'seq 1 3 | tmq-put ev'
+	run --separate-stderr as "$U1" 'tmq-get -o -1 -F "%o %s\n" ev'
+	assert_success
+	assert_output '20001 3'
+	assert_equal "$stderr" ''
+	# (the merged line is the one corrupt; the index is right)
+	run --separate-stderr as "$U1" 'tmq-dump --verify ev'
+	assert_failure 1
+	assert_output '1 files, 20002 lines, 1 corrupt'
+	assert_equal "$(wc -l <<<"$stderr")" 1
+}
