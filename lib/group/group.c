@@ -332,9 +332,10 @@ tmq_group_load(struct tmq_group *g, struct tmq_error *e)
 		g->snap_at = g->state.read_to;
 		break;
 	case 2:
-		/* Sealed, so no accident, yet no log of ours leaves it: said
-		 * (once: a reader loads only at its start), and replaced by
-		 * this reader once it has read the log. */
+		/* Sealed, so no accident, yet no log of ours leaves it, or
+		 * not this user's alone: said (once: a reader loads only at
+		 * its start), and replaced by this reader once it has read
+		 * the log. */
 		g->snap_refused = 1;
 		if (g->notice != NULL) {
 			char path[64];

@@ -41,8 +41,9 @@ void tmq_gsnap_path(char *out, size_t n);
  * snapshot when it matches the log, and position lr after what it
  * covers.  1 when it did; 0 when there is none or it does not match (s
  * empty and lr at the start; why in e, for the curious); 2 when one was
- * refused as holding what no log can leave (why in e: the caller says
- * so, and replaces it); -1 on an error that leaves lr nowhere. */
+ * refused as holding what no log can leave, or as another user's or
+ * writable by others (why in e: the caller says so, and replaces it); -1
+ * on an error that leaves lr nowhere. */
 int tmq_gsnap_load(int logdirfd, struct tmq_linereader *lr,
     struct tmq_gstate *s, struct tmq_error *e);
 /* Write a snapshot of s, the state as of lr's position (at the start of
