@@ -1060,6 +1060,13 @@ swap_commit() {
 	EOF
 }
 
+# The last run's stderr: the group log's index refused, once, as of a
+# file written to in place.
+assert_stderr_idx_rewritten() {
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	[[ $stderr == "tmq-group: --group--G: .tmq/0-"*".$EUID.idx refused (the file was written to in place since it was indexed): the file is read without it" ]]
+}
+
 @test "snapshot: describe on a long log leaves one beside the log, and the next reader starts from it" {
 	make_group
 	add_commits G 600 0
@@ -1073,12 +1080,14 @@ swap_commit() {
 	# Proof that readers start from it: the one commit of partition 1, in
 	# the middle of the log (where a snapshot does not look), rewritten
 	# by hand.  A full replay (TMQ_SNAPSHOT_EVERY=0: no snapshots) sees
-	# the change; readers going on from the snapshot do not.
+	# the change; readers going on from the snapshot do not.  (The log's
+	# index sees the file written to in place, and says so.)
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
 	run committed
 	assert_output "0=600 1=7 2=0 3=0"
-	TMQ_SNAPSHOT_EVERY=0 run committed
+	TMQ_SNAPSHOT_EVERY=0 run --separate-stderr committed
 	assert_output "0=600 1=0 2=7 3=0"
+	assert_stderr_idx_rewritten
 	# Lines after the snapshot are read on from it.
 	add_commits G 1 3 9
 	run committed
@@ -1113,10 +1122,12 @@ swap_commit() {
 	assert_output "0=1200 1=7 2=0 3=0"
 	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	f=$(echo "$TMQ_ROOT"/--group--G/*.tmf)
-	# Rewritten near the end (same file, same size): seen.
+	# Rewritten near the end (same file, same size): seen (and by the
+	# log's index too).
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
-	run committed
+	run --separate-stderr committed
 	assert_output "0=1200 1=0 2=7 3=0"
+	assert_stderr_idx_rewritten
 	# Replaced by another file (a restore, a copy): seen.
 	head -n 300 "$f" >"$f.new"
 	mv "$f.new" "$f"
