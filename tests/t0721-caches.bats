@@ -212,7 +212,7 @@ tmq-topic: ev: would keep 0-20260101_0.tmf: unread by group G (from offset 1)"
 	as "$U1" "tmq-topic create ev &&
 	    seq 1 20000 | sed 's/\$/ message......................................................................./' | tmq-put ev &&
 	    tmq-topic info ev >/dev/null && tmq-get -o 15000 -n 1 ev >/dev/null"
-	local f idx u1 recs at want_get want_info want_last
+	local f idx u1 recs at edit want_get want_info want_last
 	u1=$(id -u "$U1")
 	f=$(cd "$SHARED/root/ev" && echo 0-*.tmf)
 	idx=$SHARED/root/ev/.tmq/${f%.tmf}.$u1.idx
@@ -223,7 +223,7 @@ tmq-topic: ev: would keep 0-20260101_0.tmf: unread by group G (from offset 1)"
 	# The co-user's edit, in place: the newline 1000 bytes or so past
 	# record 1 becomes a byte of the line, so that line and the next are
 	# one, the file's size and every byte around the records as they were.
-	run as "$U2" "python3 -c '
+	edit="python3 -c '
 import sys
 path, at = sys.argv[1], int(sys.argv[2])
 with open(path, \"r+b\") as f:
@@ -231,7 +231,8 @@ with open(path, \"r+b\") as f:
     b = f.read(4096)
     f.seek(at + b.index(b\"\\n\"))
     f.write(b\"x\")
-' $SHARED/root/ev/$f $at"
+'"
+	run as "$U2" "$edit $SHARED/root/ev/$f $at"
 	assert_success
 	want_get=$(as "$U1" 'TMQ_INDEX=off tmq-get -o 15000 -n 1 -F "%o %s\n" ev' 2>/dev/null)
 	want_info=$(as "$U1" 'TMQ_INDEX=off tmq-topic info ev' 2>/dev/null)
@@ -265,4 +266,17 @@ with open(path, \"r+b\") as f:
 	assert_failure 1
 	assert_output '1 files, 20002 lines, 1 corrupt'
 	assert_equal "$(wc -l <<<"$stderr")" 1
+	# Merged again, further on: tmq-dump --verify, which reads every
+	# line, says which record is now wrong, and makes the index again.
+	run as "$U2" "$edit $SHARED/root/ev/$f $(awk '$1 == 3 { print $3 + 1000 }' <<<"$recs")"
+	assert_success
+	run --separate-stderr as "$U1" 'tmq-dump --verify ev'
+	assert_failure 1
+	assert_output '1 files, 20001 lines, 2 corrupt, 1 index, 1 wrong'
+	assert_line --index 0 '1 files, 20001 lines, 2 corrupt, 1 index, 1 wrong'
+	[[ $stderr == *"tmq-dump: ev/.tmq/${f%.tmf}.$u1.idx: wrong index: record 4 says line "*" (made again)"* ]]
+	run --separate-stderr as "$U1" 'tmq-get -o -1 -F "%o %s\n" ev'
+	assert_success
+	assert_output '20000 3'
+	assert_equal "$stderr" ''
 }

@@ -595,7 +595,10 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	 * (partindex.h, "A file rewritten in place"). */
 	if ((int64_t)st.st_ctim.tv_sec != was.ctime_sec ||
 	    (uint32_t)st.st_ctim.tv_nsec != was.ctime_nsec) {
-		if ((uint64_t)st.st_size <= was.size) {
+		/* (A check reads every line against every record: it says
+		 * which is wrong, if any, and stamps the index it finds
+		 * right.) */
+		if ((uint64_t)st.st_size <= was.size && !x->checking) {
 			close_ix(o);
 			refuse(x, (uint64_t)st.st_size < was.size ?
 			    "the file is shorter than when it was indexed" :
@@ -1280,6 +1283,7 @@ tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
 	close(dfd);
 	c->present = 1;
 	c->x.said = 1;		/* the check says it */
+	c->x.checking = 1;
 	if (open_ix(&c->x, fd, how, &o) < 0) {
 		struct stat st;
 

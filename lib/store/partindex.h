@@ -182,6 +182,8 @@ struct tmq_pidx {
 	int nowrite;			/* .tmq cannot be written: stop trying */
 	int said;			/* a refusal said (also process-wide) */
 	int restamp;			/* the file grew since the stamp */
+	int checking;			/* tmq-dump --verify's: every record
+					 * is checked, whatever the stamp */
 	int stale;			/* refused as another file's */
 };
 
