@@ -245,7 +245,9 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	strace -f -qq -o /dev/null true ||
 	    skip "strace cannot trace here (ptrace not permitted)"
 	cp "$BATS_TEST_TMPDIR/t.twc" "$TMQ_ROOT/t.twc"
-	run --separate-stderr strace -f -qq -o /dev/null -P "$TMQ_ROOT/t.twc" \
+	# (LeakSanitizer cannot run under ptrace)
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o /dev/null -P "$TMQ_ROOT/t.twc" \
 	    -e trace=read -e inject=read:error=EIO tmq-group list
 	assert_failure 1
 	assert_equal "$stderr" 'tmq-group: t: cannot read t.twc: Input/output error'
