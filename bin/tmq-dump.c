@@ -242,13 +242,78 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 	return rc;
 }
 
+/* Drop a path's trailing slashes and "/." components, in place (not
+ * below "/"). */
+static void
+trim_dir(char *p)
+{
+	size_t n = strlen(p);
+
+	for (;;) {
+		while (n > 1 && p[n - 1] == '/')
+			p[--n] = '\0';
+		if (n >= 2 && p[n - 1] == '.' && p[n - 2] == '/')
+			p[--n] = '\0';
+		else
+			break;
+	}
+}
+
+/* The root (resolved) and topic name of the topic directory dir, which
+ * is not resolved: ROOT/TOPIC names TOPIC in ROOT even when it is a link,
+ * which the topic's open then refuses, as for the operand TOPIC.  Only a
+ * directory named "." or ".." (the working directory's own, never a link)
+ * is resolved.  Returns 0, or -1 with errno set. */
+static int
+split_topic(const char *dir, char **root, char **topic)
+{
+	char *d, *slash, *r;
+	const char *last;
+
+	*root = *topic = NULL;
+	if ((d = strdup(dir)) == NULL)
+		return -1;
+	trim_dir(d);
+	slash = strrchr(d, '/');
+	last = slash != NULL ? slash + 1 : d;
+	if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0 ||
+	    strcmp(d, "/") == 0) {
+		/* The working directory, or one above it: what it is. */
+		if ((r = realpath(d, NULL)) == NULL)
+			goto fail;
+		free(d);
+		d = r;
+		slash = strrchr(d, '/');
+		last = slash + 1;
+	}
+	if ((*topic = strdup(last)) == NULL)
+		goto fail;
+	if (slash == NULL)
+		*root = realpath(".", NULL);
+	else if (slash == d)
+		*root = strdup("/");
+	else {
+		*slash = '\0';
+		*root = realpath(d, NULL);
+	}
+	if (*root == NULL)
+		goto fail;
+	free(d);
+	return 0;
+fail:
+	free(d);
+	free(*topic);
+	*topic = NULL;
+	return -1;
+}
+
 /* An operand is a file when it names an existing regular file. */
 static int
 dump_operand(struct dump *d, int rootfd, const char *arg)
 {
 	struct tmq_pfile pf;
 	struct stat st;
-	char *c1, *c2, *dir, *topic, *root;
+	char *c1, *dir, *topic, *root;
 	int fd, rc;
 	struct tmq_error e;
 
@@ -262,20 +327,17 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 		tmq_warn(&cmd, "%s: not a partition file or topic directory", arg);
 		return -1;
 	}
-	/* ROOT/TOPIC, resolved, so that "./FILE" names its topic too; a
-	 * directory operand is a topic directory, ROOT/TOPIC itself. */
+	/* ROOT/TOPIC, its root resolved, so that "./FILE" names its topic
+	 * too; a directory operand is a topic directory, ROOT/TOPIC itself.
+	 * The topic directory itself is never resolved: a link there is
+	 * refused when the topic is opened, never followed to another root. */
 	c1 = strdup(arg);
-	c2 = c1 != NULL ? realpath(S_ISDIR(st.st_mode) ? c1 : dirname(c1),
-	    NULL) : NULL;
-	dir = c2 != NULL ? strdup(c2) : NULL;
-	if (dir == NULL) {
+	dir = c1 != NULL ? (S_ISDIR(st.st_mode) ? c1 : dirname(c1)) : NULL;
+	if (dir == NULL || split_topic(dir, &root, &topic) < 0) {
 		tmq_warn(&cmd, "%s: %s", arg, strerror(errno));
 		free(c1);
-		free(c2);
 		return -1;
 	}
-	topic = basename(dir);
-	root = dirname(c2);		/* ROOT */
 	rc = -1;
 	if (!S_ISDIR(st.st_mode) &&
 	    tmq_pfile_parse(strrchr(arg, '/') + 1, &pf) < 0)
@@ -298,8 +360,8 @@ dump_operand(struct dump *d, int rootfd, const char *arg)
 		close(fd);
 	}
 	free(c1);
-	free(c2);
-	free(dir);
+	free(root);
+	free(topic);
 	return rc;
 }
 

@@ -500,6 +500,13 @@ do_list(struct args *a)
 				have = 1;
 			tmq_topic_close(&t);
 		}
+		/* A topic that cannot be read is said, naming what, and the
+		 * listing goes on with the others; --prometheus says it
+		 * below, in the metrics too. */
+		if (!have && g.topic != NULL && !a->prom) {
+			tmq_report(&cmd, &e);
+			rc = TMQ_EXIT_FAIL;
+		}
 		if (a->prom) {
 			/* Metrics are for monitoring: what cannot be measured
 			 * is said, on stderr, in a comment and in the metrics

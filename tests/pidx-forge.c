@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define HDR 64
+#define HDR 96	/* the header (64 bytes) and its stamp (32) */
 #define REC 32
 
 static uint64_t

@@ -221,6 +221,45 @@ tmq-group: workers: partition 3 lags by 11 (more than 6)"
 	assert_output "[{'group': 'G', 'topic': 'ev', 'members': 0, 'lag': 40}, {'group': 'H', 'topic': 'ev', 'members': 0, 'lag': 0}]"
 }
 
+@test "list: a topic definition that is damaged or cannot be read is said, naming it, exit 1, the other groups listed" {
+	tmq-topic create t
+	tmq-topic create u
+	tmq-put t x
+	tmq-put u y
+	tmq-get -g G -P 0 -o now t >/dev/null
+	tmq-get -g H -P 0 -o now u >/dev/null
+	cp "$TMQ_ROOT/t.twc" "$BATS_TEST_TMPDIR/t.twc"
+	echo garbage >"$TMQ_ROOT/t.twc"
+	run --separate-stderr tmq-group list
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: corrupt t.twc: definition is not valid JSON'
+	assert_line --index 1 --regexp '^G +t +- +-$'
+	assert_line --index 2 --regexp '^H +u +0 +0$'
+	run --separate-stderr tmq-group list --json
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: corrupt t.twc: definition is not valid JSON'
+	assert_output '[{"group":"G","topic":"t","members":null,"lag":null},{"group":"H","topic":"u","members":0,"lag":0}]'
+
+	# A read of it that fails.
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true ||
+	    skip "strace cannot trace here (ptrace not permitted)"
+	cp "$BATS_TEST_TMPDIR/t.twc" "$TMQ_ROOT/t.twc"
+	# (LeakSanitizer cannot run under ptrace)
+	run --separate-stderr env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -qq -o /dev/null -P "$TMQ_ROOT/t.twc" \
+	    -e trace=read -e inject=read:error=EIO tmq-group list
+	assert_failure 1
+	assert_equal "$stderr" 'tmq-group: t: cannot read t.twc: Input/output error'
+	assert_line --index 1 --regexp '^G +t +- +-$'
+	assert_line --index 2 --regexp '^H +u +0 +0$'
+	# Undamaged, all is listed and said nothing of.
+	run --separate-stderr tmq-group list
+	assert_success
+	assert_stderr ""
+	assert_line --index 1 --regexp '^G +t +0 +0$'
+}
+
 @test "list: a long group or topic name widens its column instead of breaking the others" {
 	local long
 	long=$(printf 'a-consumer-group-with-a-long-name-%s' {1..2})
@@ -1023,25 +1062,34 @@ swap_commit() {
 	EOF
 }
 
+# The last run's stderr: the group log's index refused, once, as of a
+# file written to in place.
+assert_stderr_idx_rewritten() {
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	[[ $stderr == "tmq-group: --group--G: .tmq/0-"*".$EUID.idx refused (the file was written to in place since it was indexed): the file is read without it" ]]
+}
+
 @test "snapshot: describe on a long log leaves one beside the log, and the next reader starts from it" {
 	make_group
 	add_commits G 600 0
 	add_commits G 1 1 7
 	add_commits G 600 0
-	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	run --separate-stderr committed
 	assert_output "0=600 1=7 2=0 3=0"
 	assert_equal "$stderr" ''
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	# Proof that readers start from it: the one commit of partition 1, in
 	# the middle of the log (where a snapshot does not look), rewritten
 	# by hand.  A full replay (TMQ_SNAPSHOT_EVERY=0: no snapshots) sees
-	# the change; readers going on from the snapshot do not.
+	# the change; readers going on from the snapshot do not.  (The log's
+	# index sees the file written to in place, and says so.)
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
 	run committed
 	assert_output "0=600 1=7 2=0 3=0"
-	TMQ_SNAPSHOT_EVERY=0 run committed
+	TMQ_SNAPSHOT_EVERY=0 run --separate-stderr committed
 	assert_output "0=600 1=0 2=7 3=0"
+	assert_stderr_idx_rewritten
 	# Lines after the snapshot are read on from it.
 	add_commits G 1 3 9
 	run committed
@@ -1074,12 +1122,14 @@ swap_commit() {
 	add_commits G 1 1 7
 	run committed
 	assert_output "0=1200 1=7 2=0 3=0"
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	f=$(echo "$TMQ_ROOT"/--group--G/*.tmf)
-	# Rewritten near the end (same file, same size): seen.
+	# Rewritten near the end (same file, same size): seen (and by the
+	# log's index too).
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
-	run committed
+	run --separate-stderr committed
 	assert_output "0=1200 1=0 2=7 3=0"
+	assert_stderr_idx_rewritten
 	# Replaced by another file (a restore, a copy): seen.
 	head -n 300 "$f" >"$f.new"
 	mv "$f.new" "$f"
@@ -1106,7 +1156,7 @@ swap_commit() {
 	assert_output "0=0 1=0 2=0 3=0"
 }
 
-@test "snapshot: a reader that may not write the group's directory reads the state without one, and uses one it finds" {
+@test "snapshot: a reader that may not write the group's directory reads the state without one, and uses none of another user's" {
 	local base run_as want
 	[ "$(id -u)" = 0 ] || skip "needs root (to run the tools as nobody)"
 	if command -v setpriv >/dev/null; then
@@ -1131,16 +1181,21 @@ swap_commit() {
 	assert_success
 	assert_output "$want"
 	assert_equal "$stderr" ''
-	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
-	# One written by a reader who may: nobody starts from it.
+	[ ! -e "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
+	# One written by a reader who may is that user's: nobody does not
+	# start from it (a log rewritten in its middle, where a snapshot
+	# does not look, shows it: nobody reads the log as it now is, the
+	# snapshot's user as it was).
 	run committed
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	swap_commit G '{"partition_offsets":[[1,7]]}' '{"partition_offsets":[[2,7]]}'
 	run --separate-stderr run_as env PATH="$PATH" TMQ_ROOT="$TMQ_ROOT" bash -c \
 	    "$(declare -f committed); committed"
 	assert_success
-	assert_output "$want"
+	assert_output "0=1200 1=0 2=7 3=0"
 	assert_equal "$stderr" ''
+	run committed
+	assert_output "$want"
 	rm -rf "$base"
 }
 
@@ -1149,7 +1204,7 @@ swap_commit() {
 	make_seeded_topic
 	export TMQ_SNAPSHOT_EVERY=1
 	start_bg tmq tmq-get -g G -f --window 3 --commit ev
-	wait_until test -f "$TMQ_ROOT/--group--G/.tmq/snapshot"
+	wait_until test -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID"
 	start_py py 2
 	wait_until settled 2 6
 	run settled 2 6
@@ -1159,7 +1214,7 @@ swap_commit() {
 	stop_py py
 	stop_bg tmq
 	check_shared
-	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot" ]
+	[ -f "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID" ]
 	TMQ_SNAPSHOT_EVERY=0 run committed
 	local want=$output
 	run committed

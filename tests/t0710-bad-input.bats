@@ -954,29 +954,29 @@ spoil_snapshot() {
 		tmq-get -g G -P 0 -n 1 plain >/dev/null
 		tmq-commit G 0 1
 		TMQ_SNAPSHOT_EVERY=1 tmq-group describe G >/dev/null
-		cp "$d/.tmq/snapshot" "$t/good.snap"
+		cp "$d/.tmq/snapshot.$EUID" "$t/good.snap"
 		tmq-get -g H -P 0 -n 2 plain >/dev/null
 		TMQ_SNAPSHOT_EVERY=1 tmq-group describe H >/dev/null
-		cp "$TMQ_ROOT/--group--H/.tmq/snapshot" "$t/other.snap"
+		cp "$TMQ_ROOT/--group--H/.tmq/snapshot.$EUID" "$t/other.snap"
 	fi
 	rm -rf "$d/.tmq" "$t/elsewhere"
 	mkdir "$d/.tmq"
 	case $1 in
-	garbage) head -c 300 /dev/urandom >"$d/.tmq/snapshot" ;;
-	empty) : >"$d/.tmq/snapshot" ;;
-	magic) printf TMQGSNAP >"$d/.tmq/snapshot" ;;
-	truncated) head -c 100 "$t/good.snap" >"$d/.tmq/snapshot" ;;
+	garbage) head -c 300 /dev/urandom >"$d/.tmq/snapshot.$EUID" ;;
+	empty) : >"$d/.tmq/snapshot.$EUID" ;;
+	magic) printf TMQGSNAP >"$d/.tmq/snapshot.$EUID" ;;
+	truncated) head -c 100 "$t/good.snap" >"$d/.tmq/snapshot.$EUID" ;;
 	flipped)
-		cp "$t/good.snap" "$d/.tmq/snapshot"
-		printf '\377' | dd of="$d/.tmq/snapshot" bs=1 seek=50 conv=notrunc 2>/dev/null ;;
-	huge) truncate -s 1G "$d/.tmq/snapshot" ;;
-	fifo) mkfifo "$d/.tmq/snapshot" ;;
-	link) ln -s /dev/zero "$d/.tmq/snapshot" ;;
-	directory) mkdir "$d/.tmq/snapshot" ;;
-	other-group) cp "$t/other.snap" "$d/.tmq/snapshot" ;;
+		cp "$t/good.snap" "$d/.tmq/snapshot.$EUID"
+		printf '\377' | dd of="$d/.tmq/snapshot.$EUID" bs=1 seek=50 conv=notrunc 2>/dev/null ;;
+	huge) truncate -s 1G "$d/.tmq/snapshot.$EUID" ;;
+	fifo) mkfifo "$d/.tmq/snapshot.$EUID" ;;
+	link) ln -s /dev/zero "$d/.tmq/snapshot.$EUID" ;;
+	directory) mkdir "$d/.tmq/snapshot.$EUID" ;;
+	other-group) cp "$t/other.snap" "$d/.tmq/snapshot.$EUID" ;;
 	dir-is-file) rmdir "$d/.tmq"; echo junk >"$d/.tmq" ;;
 	dir-is-link) rmdir "$d/.tmq"; mkdir "$t/elsewhere"
-		cp "$t/good.snap" "$t/elsewhere/snapshot"; ln -s "$t/elsewhere" "$d/.tmq" ;;
+		cp "$t/good.snap" "$t/elsewhere/snapshot.$EUID"; ln -s "$t/elsewhere" "$d/.tmq" ;;
 	esac
 }
 
@@ -996,7 +996,7 @@ spoil_snapshot() {
 		fi
 		# Nothing followed a link out of the group's directory.
 		[ "$kind" != dir-is-link ] || cmp -s "$BATS_TEST_TMPDIR/good.snap" \
-		    "$BATS_TEST_TMPDIR/elsewhere/snapshot" || {
+		    "$BATS_TEST_TMPDIR/elsewhere/snapshot.$EUID" || {
 			bad=$((bad + 1)); echo "row $kind: wrote through the link"; }
 		# A reader of the group too: it resumes partition 0 after the
 		# commit, at 2.  (Not when .tmq is a file or a link: the fixed
@@ -1013,7 +1013,7 @@ spoil_snapshot() {
 	[ "$bad" -eq 0 ]
 	# The good one, back in place, gives the same answer.
 	spoil_snapshot none
-	cp "$BATS_TEST_TMPDIR/good.snap" "$TMQ_ROOT/--group--G/.tmq/snapshot"
+	cp "$BATS_TEST_TMPDIR/good.snap" "$TMQ_ROOT/--group--G/.tmq/snapshot.$EUID"
 	run --separate-stderr tmq-group describe --json G
 	assert_success
 	assert_output "$want"

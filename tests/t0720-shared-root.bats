@@ -455,14 +455,14 @@ what_is() {
 	assert_failure 1
 	assert_equal "$stderr" 'tmq-get: group G: --group--G/.tmq/lock: not a regular file (a socket)'
 	# The snapshot: not read, and replaced by the next one written.
-	as "$U1" "cd $G/.tmq && rm lock && mkfifo snapshot"
+	as "$U1" "cd $G/.tmq && rm lock && mkfifo snapshot.$(id -u "$U2")"
 	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 timeout 20 tmq-group describe G'
 	assert_success
 	assert_equal "$stderr" ''
 	run --separate-stderr as "$U2" 'TMQ_SNAPSHOT_EVERY=1 timeout 20 tmq-get -g G -P 1,2,3 ev'
 	assert_success
 	assert_equal "$stderr" ''
-	[ -f "$G/.tmq/snapshot" ]
+	[ -f "$G/.tmq/snapshot.$(id -u "$U2")" ]
 }
 
 # attacker_bg NAME WORD...: as victim_bg, for the attacker.
@@ -829,41 +829,44 @@ peak() {
 	return "$st"
 }
 
-@test "a co-user's forged snapshot (committed offsets -5 and -2^63, checksum recomputed) is refused, said once, the log read in full and the snapshot replaced" {
-	local want d forge
+@test "a forged snapshot (committed offsets -5 and -2^63, checksum recomputed) is refused, said once, the log read in full and the snapshot replaced: the co-user's as not the reader's, the reader's own as holding what no log leaves" {
+	local want d forge snap
 	hostile_setup
 	d=$SHARED/root/--group--G/.tmq
+	snap=snapshot.$(id -u "$U1")
 	run --separate-stderr as "$U1" 'TMQ_SNAPSHOT_EVERY=1 tmq-group describe G'
 	assert_success
-	[ -f "$d/snapshot" ]
+	[ -f "$d/$snap" ]
 	want=$output
-	# The co-user's edit: committed[0] = -5, committed[1] = -2^63 (the
-	# last two 8-byte values before the checksum), then a new checksum.
-	forge="cd $d && cp snapshot f.tmp && n=\$(stat -c %s f.tmp) &&
+	# The edit: committed[0] = -5, committed[1] = -2^63 (the last two
+	# 8-byte values before the checksum), then a new checksum.
+	forge="cd $d && cp $snap f.tmp && n=\$(stat -c %s f.tmp) &&
 	    printf '\\373\\377\\377\\377\\377\\377\\377\\377' | dd of=f.tmp bs=1 seek=\$((n - 24)) conv=notrunc 2>/dev/null &&
 	    printf '\\000\\000\\000\\000\\000\\000\\000\\200' | dd of=f.tmp bs=1 seek=\$((n - 16)) conv=notrunc 2>/dev/null &&
-	    gsnap-seal f.tmp && mv f.tmp snapshot"
+	    gsnap-seal f.tmp && mv -f f.tmp $snap"
 	run as "$U2" "$forge"
 	assert_success
-	cp "$d/snapshot" "$BATS_TEST_TMPDIR/forged"
+	cp "$d/$snap" "$BATS_TEST_TMPDIR/forged"
 	run --separate-stderr as "$U1" 'tmq-group describe G'
 	assert_success
 	assert_output "$want"
-	assert_equal "$stderr" "tmq-group: group G: --group--G/.tmq/snapshot refused (partition 0: committed offset -5 is not one a commit can hold): the log is read in full"
+	assert_equal "$stderr" "tmq-group: group G: --group--G/.tmq/$snap refused (not written by this user): the log is read in full"
 	# The reader put a true one in its place, which the next one uses.
-	run cmp -s "$BATS_TEST_TMPDIR/forged" "$d/snapshot"
+	run cmp -s "$BATS_TEST_TMPDIR/forged" "$d/$snap"
 	assert_failure
 	run --separate-stderr as "$U1" 'tmq-group describe G'
 	assert_success
 	assert_output "$want"
 	assert_equal "$stderr" ''
-	# A member resumes at the committed offset, not past the end.
-	run as "$U2" "$forge"
+	# The reader's own, so edited (a bug, or its own hand): its values
+	# are checked all the same.  A member resumes at the committed
+	# offset, not past the end.
+	run as "$U1" "umask 022; $forge"
 	assert_success
 	run --separate-stderr as "$U1" 'tmq-get -g G -P 0 -n 1 -F "%o %s\n" ev'
 	assert_success
 	assert_output '2 c'
-	assert_equal "$stderr" "tmq-get: group G: --group--G/.tmq/snapshot refused (partition 0: committed offset -5 is not one a commit can hold): the log is read in full"
+	assert_equal "$stderr" "tmq-get: group G: --group--G/.tmq/$snap refused (partition 0: committed offset -5 is not one a commit can hold): the log is read in full"
 }
 
 @test "a co-user's group lines with lists of millions of entries cost readers no more than the topic's partitions allow, and their snapshot stays small" {
@@ -895,7 +898,7 @@ peak() {
 	assert_equal "$stderr" ''	# (from the first reader's snapshot)
 	assert_output --partial '"owner":200},{"partition":1,'
 	assert_output --partial '"owner":201}]'
-	run stat -c %s "$SHARED/root/--group--G/.tmq/snapshot"
+	run stat -c %s "$SHARED/root/--group--G/.tmq/snapshot.$(id -u "$U1")"
 	[ "$output" -lt 100000 ] || { echo "snapshot of $output bytes"; false; }
 	# A member joins past them all, in bounded memory.
 	run --separate-stderr as "$U1" "$(declare -f peak); peak 65536 timeout 120 tmq-get -g G --window 1 -n 1 -F '%p %o\n' ev"

@@ -358,14 +358,18 @@ tmq_group_load(struct tmq_group *g, struct tmq_error *e)
 		g->snap_at = g->state.read_to;
 		break;
 	case 2:
-		/* Sealed, so no accident, yet no log of ours leaves it: said
-		 * (once: a reader loads only at its start), and replaced by
-		 * this reader once it has read the log. */
+		/* Sealed, so no accident, yet no log of ours leaves it, or
+		 * not this user's alone: said (once: a reader loads only at
+		 * its start), and replaced by this reader once it has read
+		 * the log. */
 		g->snap_refused = 1;
 		if (g->notice != NULL && !tmq_notice_quiet()) {
+			char path[64];
+
+			tmq_gsnap_path(path, sizeof path);
 			snprintf(msg, sizeof msg, "group %s: %s/%s refused (%s): "
 			    "the log is read in full", g->name, g->log.name,
-			    TMQ_GSNAP_PATH, e->msg);
+			    path, e->msg);
 			g->notice(g->notice_arg, msg);
 		}
 		break;

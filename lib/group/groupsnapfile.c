@@ -31,8 +31,19 @@
 #include "replace.h"
 
 #define SNAP_DIR TMQ_DOT_DIR
-#define SNAP_NAME "snapshot"
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */
+
+void
+tmq_gsnap_name(char *out, size_t n)
+{
+	snprintf(out, n, "snapshot.%lu", (unsigned long)geteuid());
+}
+
+void
+tmq_gsnap_path(char *out, size_t n)
+{
+	snprintf(out, n, SNAP_DIR "/snapshot.%lu", (unsigned long)geteuid());
+}
 
 uint64_t
 tmq_gsnap_every(void)
@@ -137,14 +148,20 @@ verify(int logdirfd, struct tmq_linereader *lr,
 	return 0;
 }
 
-/* The snapshot file, whole; NULL when there is none that could be ours. */
+/* The snapshot file, whole; NULL when there is none that could be ours,
+ * with *refused set when the one there is not this user's alone (said,
+ * and replaced). */
 static unsigned char *
-read_snapshot(int logdirfd, size_t *n, struct tmq_error *e)
+read_snapshot(int logdirfd, size_t *n, int *refused, struct tmq_error *e)
 {
 	struct stat st;
 	unsigned char *buf;
+	char name[64];
 	size_t got = 0;
 	int dfd, fd;
+
+	*refused = 0;
+	tmq_gsnap_name(name, sizeof name);
 
 	dfd = tmq_dot_open(logdirfd, 0);
 	if (dfd < 0) {
@@ -152,7 +169,7 @@ read_snapshot(int logdirfd, size_t *n, struct tmq_error *e)
 		return NULL;
 	}
 	/* Not following links, not blocking on a FIFO someone put there. */
-	fd = openat(dfd, SNAP_NAME, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK);
 	close(dfd);
 	if (fd < 0) {
@@ -163,6 +180,17 @@ read_snapshot(int logdirfd, size_t *n, struct tmq_error *e)
 	    (uint64_t)st.st_size > SNAP_MAX) {
 		tmq_fail(e, "not a group snapshot");
 		close(fd);
+		return NULL;
+	}
+	/* Only one this user wrote, that no one else may write: a co-user
+	 * may write the log, but what they write there is read as it is;
+	 * a snapshot of theirs, sealed and plausible, could say what the
+	 * log does not (groupsnapfile.h). */
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		tmq_fail(e, st.st_uid != geteuid() ? "not written by this user" :
+		    "writable by other users");
+		close(fd);
+		*refused = 1;
 		return NULL;
 	}
 	buf = malloc((size_t)st.st_size);
@@ -193,14 +221,14 @@ tmq_gsnap_load(int logdirfd, struct tmq_linereader *lr, struct tmq_gstate *s,
 	struct tmq_gstate got;
 	unsigned char *buf;
 	size_t n;
-	int rc;
+	int rc, refused;
 
 	if (s->read_to != 0 || s->nmembers != 0 || s->ncommitted != 0 ||
 	    lr->nfiles == 0)
 		return tmq_fail(e, "no snapshot for a state under way"), 0;
-	buf = read_snapshot(logdirfd, &n, e);
+	buf = read_snapshot(logdirfd, &n, &refused, e);
 	if (buf == NULL)
-		return 0;
+		return refused ? 2 : 0;
 	tmq_gstate_init(&got, s->nparts);
 	rc = tmq_gsnap_decode(buf, n, &got, &pos, e);
 	free(buf);
@@ -236,6 +264,7 @@ tmq_gsnap_save(int logdirfd, struct tmq_linereader *lr,
 {
 	struct tmq_gsnap_pos pos;
 	unsigned char *buf = NULL;
+	char name[64], shown[64];
 	uint64_t size;
 	size_t file, n, i;
 	int dfd = -1, fd = -1, rc = -1, how = 0;
@@ -293,13 +322,17 @@ tmq_gsnap_save(int logdirfd, struct tmq_linereader *lr,
 		goto out;
 	}
 	/* No fsync: a snapshot torn by a crash fails its checksum, and costs
-	 * one full replay. */
-	if (tmq_write_replace(dfd, SNAP_NAME, SNAP_DIR "/" SNAP_NAME, buf, n, 0,
-	    e) < 0)
+	 * one full replay.  Writable by this user only (read_snapshot),
+	 * whatever the umask or the directory's modes. */
+	tmq_gsnap_name(name, sizeof name);
+	tmq_gsnap_path(shown, sizeof shown);
+	if (tmq_write_replace_mode(dfd, name, shown, 0644, buf, n, 0, e) < 0)
 		goto out;
 	rc = 0;
-	/* What writers killed before their rename left behind. */
-	tmq_tmp_sweep(dfd, SNAP_NAME);
+	/* What writers killed before their rename left behind (and those
+	 * of the one snapshot of the group's that older tmq kept). */
+	tmq_tmp_sweep(dfd, name);
+	tmq_tmp_sweep(dfd, "snapshot");
 out:
 	if (fd >= 0 && fd != lr->fd)
 		close(fd);

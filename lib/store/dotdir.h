@@ -1,6 +1,6 @@
 /* dotdir.h: the dot-folder of a topic's directory, where tmq keeps the
  * files of its own (tmq-format(5), Files of tmq's own): a group's member
- * locks, its fixed-partition lock, its snapshot and its recorded topic; a
+ * locks, its fixed-partition lock, its snapshots and its recorded topic; a
  * topic's partition indexes and tmq-put --follow's state; an archive's
  * lock.  The TwainMQ library never looks there for partition files.
  * Opened here, one way, by all. */

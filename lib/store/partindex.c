@@ -35,7 +35,7 @@
 #include "replace.h"
 
 #define MAGIC "TMQPIDX1"
-#define IDX_VERSION 1
+#define IDX_VERSION 2
 #define DOT TMQ_DOT_DIR
 /* Entries kept in memory at most (24 bytes each): past it, those on disk
  * are dropped, or, when none could be written, every other one. */
@@ -121,6 +121,10 @@ tmq_pidx_header_decode(const unsigned char *b, size_t n,
 		*why = "damaged";
 		return -1;
 	}
+	if (get32(b + 8) == 1) {
+		*why = "of an older version";
+		return -1;
+	}
 	if (get32(b + 8) != IDX_VERSION || get32(b + 12) != TMQ_PIDX_STEP ||
 	    get32(b + 36) != TMQ_PIDX_HEAD) {
 		*why = "of another kind";
@@ -149,6 +153,39 @@ tmq_pidx_record_encode(unsigned char *b, uint32_t seed,
 	put64(b + 16, bits);
 	put32(b + 24, win);
 	put32(b + 28, XXH32(b, 28, seed));
+}
+
+void
+tmq_pidx_stamp_encode(unsigned char *b, uint32_t seed,
+    const struct tmq_pidx_stamp *st)
+{
+	memset(b, 0, TMQ_PIDX_STAMP);
+	put64(b, st->size);
+	put64(b + 8, (uint64_t)st->ctime_sec);
+	put32(b + 16, st->ctime_nsec);
+	put32(b + 28, XXH32(b, 28, seed));
+}
+
+int
+tmq_pidx_stamp_decode(const unsigned char *b, uint32_t seed,
+    struct tmq_pidx_stamp *st)
+{
+	if (get32(b + 28) != XXH32(b, 28, seed) || get64(b + 20) != 0 ||
+	    get64(b) > (uint64_t)INT64_MAX || get32(b + 16) >= 1000000000u)
+		return -1;
+	st->size = get64(b);
+	st->ctime_sec = (int64_t)get64(b + 8);
+	st->ctime_nsec = get32(b + 16);
+	return 0;
+}
+
+/* The stamp of a partition file as it is now. */
+static void
+stamp_of(const struct stat *st, struct tmq_pidx_stamp *s)
+{
+	s->size = (uint64_t)st->st_size;
+	s->ctime_sec = (int64_t)st->st_ctim.tv_sec;
+	s->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 }
 
 int
@@ -418,7 +455,9 @@ close_ix(struct open_ix *o)
 static int
 open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 {
-	unsigned char hdr[TMQ_PIDX_HDR];
+	unsigned char hdr[TMQ_PIDX_START];
+	struct tmq_pidx_stamp was;
+	int tries;
 	char name[80];
 	struct tmq_error e;
 	struct stat st;
@@ -511,7 +550,7 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		if (tmq_dr_tail(o->fd, o->how, &sz, &last) == 0)
 			size = (uint64_t)sz;
 	}
-	if (size < TMQ_PIDX_HDR || read_at(o->fd, o->how, hdr, sizeof hdr,
+	if (size < TMQ_PIDX_HDR || read_at(o->fd, o->how, hdr, TMQ_PIDX_HDR,
 	    0) < 0) {
 		close_ix(o);
 		refuse(x, "damaged");
@@ -521,6 +560,9 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	    x->topic_hash, &hh, &seed, &why) < 0) {
 		close_ix(o);
 		x->stale = strcmp(why, "not this file's index") == 0;
+		/* (one of an older tmq: replaced without a word) */
+		if (strcmp(why, "of an older version") == 0)
+			x->said = 1;
 		refuse(x, why);
 		return -1;
 	}
@@ -530,10 +572,42 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		refuse(x, "not this file's index: its first bytes differ");
 		return -1;
 	}
+	/* The stamp, rewritten in place by writers: one read torn by a
+	 * write is read again. */
+	for (tries = 0; tries < 3; tries++)
+		if (size >= TMQ_PIDX_START && read_at(o->fd, o->how,
+		    hdr + TMQ_PIDX_HDR, TMQ_PIDX_STAMP, TMQ_PIDX_HDR) == 0 &&
+		    tmq_pidx_stamp_decode(hdr + TMQ_PIDX_HDR, seed, &was) == 0)
+			break;
+	if (tries == 3) {
+		close_ix(o);
+		refuse(x, "damaged");
+		return -1;
+	}
 	x->seed = seed;
-	o->nrec = (size - TMQ_PIDX_HDR) / TMQ_PIDX_REC;
-	if (fstat(fd, &st) < 0)
-		st.st_size = 0;
+	o->nrec = (size - TMQ_PIDX_START) / TMQ_PIDX_REC;
+	if (fstat(fd, &st) < 0) {
+		close_ix(o);
+		return -1;
+	}
+	/* Written to since this user's readers last saw it, and not only
+	 * appended to: the line numbers of the records may be false now
+	 * (partindex.h, "A file rewritten in place"). */
+	if ((int64_t)st.st_ctim.tv_sec != was.ctime_sec ||
+	    (uint32_t)st.st_ctim.tv_nsec != was.ctime_nsec) {
+		/* (A check reads every line against every record: it says
+		 * which is wrong, if any, and stamps the index it finds
+		 * right.) */
+		if ((uint64_t)st.st_size <= was.size && !x->checking) {
+			close_ix(o);
+			refuse(x, (uint64_t)st.st_size < was.size ?
+			    "the file is shorter than when it was indexed" :
+			    "the file was written to in place since it was "
+			    "indexed");
+			return -1;
+		}
+		x->restamp = 1;
+	}
 	max = (uint64_t)st.st_size / SLACK_STEP + SLACK_RECS;
 	if (o->nrec > max) {
 		close_ix(o);
@@ -552,7 +626,7 @@ record(struct tmq_pidx *x, struct open_ix *o, uint64_t k,
 	unsigned char b[TMQ_PIDX_REC];
 	char why[64];
 
-	if (read_at(o->fd, o->how, b, sizeof b, TMQ_PIDX_HDR +
+	if (read_at(o->fd, o->how, b, sizeof b, TMQ_PIDX_START +
 	    k * TMQ_PIDX_REC) < 0 || tmq_pidx_record_decode(b, x->seed, at,
 	    win) < 0) {
 		snprintf(why, sizeof why, "record %" PRIu64 " damaged", k);
@@ -812,7 +886,7 @@ static long
 write_records(struct tmq_pidx *x, int wfd, int fd, int how, size_t i,
     size_t n, unsigned char *head, size_t headlen)
 {
-	unsigned char buf[64 * TMQ_PIDX_REC + TMQ_PIDX_HDR];
+	unsigned char buf[64 * TMQ_PIDX_REC + TMQ_PIDX_START];
 	size_t k = 0, used = headlen, done = 0;
 	ssize_t w;
 	int ok;
@@ -848,7 +922,9 @@ write_records(struct tmq_pidx *x, int wfd, int fd, int how, size_t i,
 static void
 save_new(struct tmq_pidx *x, int fd, int how)
 {
-	unsigned char hdr[TMQ_PIDX_HDR];
+	unsigned char hdr[TMQ_PIDX_START];
+	struct tmq_pidx_stamp now;
+	struct stat st;
 	char name[80], tmp[TMQ_TMP_NAME_MAX];
 	struct tmq_error e;
 	int dfd, wfd, rc;
@@ -873,6 +949,14 @@ save_new(struct tmq_pidx *x, int fd, int how)
 	}
 	tmq_pidx_header_encode(hdr, &x->pf, x->key_width, x->topic_hash,
 	    x->head_hash, &x->seed);
+	if (fstat(fd, &st) < 0) {
+		close(wfd);
+		unlinkat(dfd, tmp, 0);
+		close(dfd);
+		return;
+	}
+	stamp_of(&st, &now);
+	tmq_pidx_stamp_encode(hdr + TMQ_PIDX_HDR, x->seed, &now);
 	rc = write_records(x, wfd, fd, how, 0, x->nmem, hdr, sizeof hdr) ==
 	    (long)x->nmem ? 0 : -1;
 	if (rc == 0 && tmq_fs_is_remote(wfd) && fdatasync(wfd) < 0)
@@ -900,17 +984,20 @@ save_new(struct tmq_pidx *x, int fd, int how)
 	}
 	close(dfd);
 	x->state = ST_OK;
+	x->restamp = 0;
 	x->nsaved = x->nmem;
 	x->last = x->mem[x->nmem - 1].at;
 	x->have_last = 1;
 }
 
 /* Append the entries learnt past the index's last record, under its
- * lock, read again there. */
+ * lock, read again there, and stamp the index with the file as it is. */
 static void
 save_append(struct tmq_pidx *x, int fd, int how)
 {
-	unsigned char hdr[TMQ_PIDX_HDR];
+	unsigned char hdr[TMQ_PIDX_START], stamp[TMQ_PIDX_STAMP];
+	struct tmq_pidx_stamp now;
+	struct stat pst;
 	struct tmq_pidx_ent last = { 0, 0, -INFINITY };
 	struct open_ix o;
 	struct tmq_error e;
@@ -929,7 +1016,9 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	dfd = tmq_dot_open(x->dirfd, 0);
 	if (dfd < 0)
 		return;
-	wfd = tmq_open_regular(dfd, name, O_RDWR | O_APPEND, 0, &e);
+	/* (not O_APPEND: the stamp is rewritten in place; records go at
+	 * the end, found under the lock) */
+	wfd = tmq_open_regular(dfd, name, O_RDWR, 0, &e);
 	if (wfd < 0) {
 		if (errno == EACCES || errno == EROFS || errno == EPERM)
 			x->nowrite = 1;
@@ -957,16 +1046,19 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	    &lastc) == 0)
 		size = (uint64_t)sz;
 	/* Replaced meanwhile by one of another header: next time. */
-	if (size < TMQ_PIDX_HDR || read_at(o.fd, o.how, hdr, sizeof hdr,
-	    0) < 0 || get64(hdr + 56) != XXH3_64bits(hdr, 56) ||
+	if (size < TMQ_PIDX_START || read_at(o.fd, o.how, hdr,
+	    TMQ_PIDX_HDR, 0) < 0 || get64(hdr + 56) != XXH3_64bits(hdr, 56) ||
 	    (uint32_t)get64(hdr + 56) != x->seed)
 		goto out;
-	o.nrec = (size - TMQ_PIDX_HDR) / TMQ_PIDX_REC;
+	o.nrec = (size - TMQ_PIDX_START) / TMQ_PIDX_REC;
 	if (o.nrec > 0 && record(x, &o, o.nrec - 1, &last, &win) < 0)
 		goto out;
 	/* A tail cut by a writer that died: records go after whole ones. */
-	if (size != TMQ_PIDX_HDR + o.nrec * TMQ_PIDX_REC &&
-	    ftruncate(wfd, (off_t)(TMQ_PIDX_HDR + o.nrec * TMQ_PIDX_REC)) < 0)
+	if (size != TMQ_PIDX_START + o.nrec * TMQ_PIDX_REC &&
+	    ftruncate(wfd, (off_t)(TMQ_PIDX_START + o.nrec * TMQ_PIDX_REC)) < 0)
+		goto out;
+	if (lseek(wfd, (off_t)(TMQ_PIDX_START + o.nrec * TMQ_PIDX_REC),
+	    SEEK_SET) < 0)
 		goto out;
 	for (i = x->nsaved; i < x->nmem; i++)
 		if (x->mem[i].at.line > last.line && x->mem[i].at.pos > last.pos)
@@ -974,9 +1066,18 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	if (i < x->nmem && write_records(x, wfd, fd, how, i, x->nmem - i,
 	    NULL, 0) != (long)(x->nmem - i))
 		goto out;
+	/* The file as it is now: open_ix found it unchanged since the
+	 * stamp, or only grown. */
+	if (fstat(fd, &pst) < 0)
+		goto out;
+	stamp_of(&pst, &now);
+	tmq_pidx_stamp_encode(stamp, x->seed, &now);
+	if (pwrite(wfd, stamp, sizeof stamp, TMQ_PIDX_HDR) != sizeof stamp)
+		goto out;
 	if (remote && fdatasync(wfd) < 0)
 		goto out;
 	ok = 1;
+	x->restamp = 0;
 	if (i < x->nmem)
 		last = x->mem[x->nmem - 1].at;
 out:
@@ -1000,7 +1101,7 @@ tmq_pidx_save(struct tmq_pidx *x, int fd, int how)
 	struct tmq_error e;
 	int own = 0;
 
-	if (x->nowrite || x->nsaved >= x->nmem)
+	if (x->nowrite || (x->nsaved >= x->nmem && !x->restamp))
 		return;
 	if (fd < 0) {
 		fd = tmq_dr_openat(x->dirfd, x->pf.name, &how, &e);
@@ -1182,6 +1283,7 @@ tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
 	close(dfd);
 	c->present = 1;
 	c->x.said = 1;		/* the check says it */
+	c->x.checking = 1;
 	if (open_ix(&c->x, fd, how, &o) < 0) {
 		struct stat st;
 

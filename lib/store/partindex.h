@@ -18,11 +18,15 @@
  * The file, integers little-endian, doubles as their IEEE 754 bits:
  *
  *   header, 64 bytes:
- *     "TMQPIDX1", u32 version (1), u32 step (TMQ_PIDX_STEP),
+ *     "TMQPIDX1", u32 version (2), u32 step (TMQ_PIDX_STEP),
  *     u32 partition, u32 day, u64 first (the partition file's name),
  *     i32 key width, u32 head length (TMQ_PIDX_HEAD),
  *     u64 XXH3 of the partition file's first head length bytes,
  *     u64 XXH3 of the topic's name, u64 XXH3 of the 56 bytes before it
+ *   the stamp, 32 bytes, rewritten in place by each writer (below):
+ *     u64 the partition file's size, i64 and u32 its change time (st_ctim:
+ *     seconds, nanoseconds), 8 zero bytes, u32 XXH32 of the 28 bytes
+ *     before it, seeded with the header's own
  *   then records, 32 bytes each, in the order of the file:
  *     u64 line: the lines of the file before pos
  *     u64 pos: a line's first byte (just after a newline)
@@ -83,6 +87,21 @@
  * the user's own hand): tmq-dump --verify checks every record against the
  * file and replaces an index that is wrong.
  *
+ * A file rewritten in place.  Anyone who may append to a partition file
+ * may also rewrite it in place (two lines merged into one of the same
+ * length, between records, shift every line number after them), and no
+ * check of a record's own bytes sees that.  What does: the file's change
+ * time, which no user can set, and its size.  The stamp holds both as
+ * this user's reader last saw them; each writer of the index rewrites it
+ * under the index's lock, and a reader that finds the file grown rewrites
+ * it too (a file's honest writes only append).  A file whose change time
+ * is not the stamp's while its size is not larger was written to in place
+ * (or truncated, or had its modes changed): its index is refused, said
+ * once, and made again by counting.  What this cannot see is a rewrite in
+ * place together with an append before this user's next look; that is
+ * what tmq-dump --verify, which reads every line, is for.  An index of
+ * version 1 (no stamp) is replaced without a word.
+ *
  * Seeking by time with maxts, exactly as a full scan.  tmq_lr_seek_time
  * (linereader.h) reads a file from its start and stops at the first line
  * that has no problem (no hole, not too long, ended by its newline), whose
@@ -112,7 +131,9 @@
 
 #define TMQ_PIDX_STEP (64 * 1024)	/* bytes of file between entries */
 #define TMQ_PIDX_HEAD 4096		/* bytes of file in its identity */
-#define TMQ_PIDX_HDR 64
+#define TMQ_PIDX_HDR 64			/* the header proper */
+#define TMQ_PIDX_STAMP 32		/* the stamp after it */
+#define TMQ_PIDX_START (TMQ_PIDX_HDR + TMQ_PIDX_STAMP)	/* the records' */
 #define TMQ_PIDX_REC 32
 #define TMQ_PIDX_WIN 32			/* bytes before pos in each record */
 /* Lines at least this long are skipped by readers ("line too long",
@@ -160,6 +181,9 @@ struct tmq_pidx {
 	uint64_t due;			/* the next entry wanted at this byte */
 	int nowrite;			/* .tmq cannot be written: stop trying */
 	int said;			/* a refusal said (also process-wide) */
+	int restamp;			/* the file grew since the stamp */
+	int checking;			/* tmq-dump --verify's: every record
+					 * is checked, whatever the stamp */
 	int stale;			/* refused as another file's */
 };
 
@@ -318,5 +342,16 @@ void tmq_pidx_header_encode(unsigned char *b, const struct tmq_pfile *pf,
     int key_width, uint64_t topic_hash, uint64_t head_hash, uint32_t *seed);
 void tmq_pidx_record_encode(unsigned char *b, uint32_t seed,
     const struct tmq_pidx_ent *at, uint32_t win);
+/* The stamp: the partition file's size and change time as the index's
+ * user last saw them (above, "A file rewritten in place"). */
+struct tmq_pidx_stamp {
+	uint64_t size;
+	int64_t ctime_sec;
+	uint32_t ctime_nsec;
+};
+void tmq_pidx_stamp_encode(unsigned char *b, uint32_t seed,
+    const struct tmq_pidx_stamp *s);
+int tmq_pidx_stamp_decode(const unsigned char *b, uint32_t seed,
+    struct tmq_pidx_stamp *s);
 
 #endif

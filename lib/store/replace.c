@@ -92,12 +92,22 @@ int
 tmq_write_replace(int dirfd, const char *name, const char *shown,
     const void *buf, size_t n, int sync, struct tmq_error *e)
 {
+	return tmq_write_replace_mode(dirfd, name, shown, (mode_t)-1, buf, n,
+	    sync, e);
+}
+
+int
+tmq_write_replace_mode(int dirfd, const char *name, const char *shown,
+    mode_t mode, const void *buf, size_t n, int sync, struct tmq_error *e)
+{
 	char tmp[TMQ_TMP_NAME_MAX];
 	const char *p = buf;
 	size_t off = 0;
 	int fd, err;
 
-	if ((fd = tmq_tmp_create(dirfd, name, shown, tmp, e)) < 0)
+	fd = mode == (mode_t)-1 ? tmq_tmp_create(dirfd, name, shown, tmp, e) :
+	    tmq_tmp_create_mode(dirfd, name, shown, mode, tmp, e);
+	if (fd < 0)
 		return -1;
 	while (off < n) {
 		ssize_t w = write(fd, p + off, n - off);

@@ -54,6 +54,10 @@ int tmq_rename_noreplace(int fromfd, const char *from, int tofd,
  * the file in place). */
 int tmq_write_replace(int dirfd, const char *name, const char *shown,
     const void *buf, size_t n, int sync, struct tmq_error *e);
+/* The same, the file with the modes mode exactly (tmq_tmp_create_mode):
+ * a cache only its own user may write. */
+int tmq_write_replace_mode(int dirfd, const char *name, const char *shown,
+    mode_t mode, const void *buf, size_t n, int sync, struct tmq_error *e);
 /* Remove the temporaries of name (of every name, when NULL) in dirfd
  * that are a minute old or more and that no lock is held on: those of
  * writers killed before their rename.  Best effort. */

@@ -11,7 +11,7 @@
  *     "3-20250101_0.tmf", "3");
  *   - .tmq, tmq's own folder, where the TwainMQ library never looks: when
  *     it is a directory, what it holds that is not a directory (lock, live.*,
- *     snapshot and what a later tmq may keep there), never a directory;
+ *     snapshot.UID and what a later tmq may keep there), never a directory;
  *     when it is not a directory, itself.
  * Everything else is foreign: kept, and named.  Removing a name never
  * touches what a link points to (unlinkat does not follow links). */

@@ -161,7 +161,17 @@ spit(const char *path, const void *b, size_t n)
 	close(fd);
 }
 
-#define SNAP "--group--g/.tmq/snapshot"
+/* This user's snapshot of group g (groupsnapfile.h: one a user). */
+static const char *
+snap_path(void)
+{
+	static char p[80];
+
+	snprintf(p, sizeof p, "--group--g/.tmq/snapshot.%lu",
+	    (unsigned long)geteuid());
+	return p;
+}
+#define SNAP snap_path()
 
 /* --- hostile values, well sealed ------------------------------------- */
 
@@ -466,10 +476,15 @@ main(void)
 			is_mem(got, gn, want, wn, "forged on disk: the state is the "
 			    "log's");
 			is_int(notices, 1, "  said once");
-			is_str(last_notice, "group g: --group--g/.tmq/snapshot "
-			    "refused (partition 0: committed offset -5 is not one "
-			    "a commit can hold): the log is read in full",
-			    "  naming what is wrong");
+			{
+				char w[256];
+
+				snprintf(w, sizeof w, "group g: %s refused "
+				    "(partition 0: committed offset -5 is not "
+				    "one a commit can hold): the log is read in "
+				    "full", SNAP);
+				is_str(last_notice, w, "  naming what is wrong");
+			}
 			tmq_group_close(&g);
 			now = slurp(SNAP, &nn);
 			tmq_gstate_init(&d, 1);
@@ -662,10 +677,16 @@ main(void)
 	 * next write, once a minute old; nothing else in .tmq does. */
 	{
 		struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		char path[64], tmp[128];
 
 		spit("--group--g/.tmq/snapshot.99.0123.tmp", "x", 1);
 		utimensat(rootfd, "--group--g/.tmq/snapshot.99.0123.tmp", old, 0);
 		spit("--group--g/.tmq/snapshot.98.0123.tmp", "x", 1);
+		snprintf(path, sizeof path, ".snapshot.%lu.77.0abc.tmp",
+		    (unsigned long)geteuid());
+		snprintf(tmp, sizeof tmp, "--group--g/.tmq/%s", path);
+		spit(tmp, "x", 1);
+		utimensat(rootfd, tmp, old, 0);
 		spit("--group--g/.tmq/other.tmp", "x", 1);
 		utimensat(rootfd, "--group--g/.tmq/other.tmp", old, 0);
 		gopen(&g, 0);
@@ -674,6 +695,8 @@ main(void)
 		replay_is_truth(1, 1, "a write with leftovers about");
 		ok(faccessat(rootfd, "--group--g/.tmq/snapshot.99.0123.tmp", F_OK,
 		    0) != 0, "an old temporary file removed");
+		ok(faccessat(rootfd, tmp, F_OK, 0) != 0,
+		    "an old temporary file of this user's snapshot removed");
 		ok(faccessat(rootfd, "--group--g/.tmq/snapshot.98.0123.tmp", F_OK,
 		    0) == 0, "a fresh one kept");
 		ok(faccessat(rootfd, "--group--g/.tmq/other.tmp", F_OK, 0) == 0,

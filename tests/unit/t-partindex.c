@@ -217,7 +217,8 @@ size_of(const char *name)
 static void
 check_records(const char *what, size_t *nrec)
 {
-	unsigned char hdr[TMQ_PIDX_HDR], b[TMQ_PIDX_REC];
+	unsigned char hdr[TMQ_PIDX_HDR], b[TMQ_PIDX_REC], stamp[TMQ_PIDX_STAMP];
+	struct tmq_pidx_stamp sv;
 	struct tmq_pfile pf;
 	struct tmq_pidx_ent at;
 	uint64_t hh;
@@ -232,6 +233,10 @@ check_records(const char *what, size_t *nrec)
 	if (!ok(fd >= 0 && read(fd, hdr, sizeof hdr) == sizeof hdr &&
 	    tmq_pidx_header_decode(hdr, sizeof hdr, &pf, 2, th, &hh, &seed,
 	    &why) == 0, "%s: the header is this file's (%s)", what, why))
+		return;
+	if (!ok(read(fd, stamp, sizeof stamp) == sizeof stamp &&
+	    tmq_pidx_stamp_decode(stamp, seed, &sv) == 0, "%s: its stamp "
+	    "decodes", what))
 		return;
 	while (read(fd, b, sizeof b) == sizeof b) {
 		long l;
@@ -389,7 +394,7 @@ forge(unsigned char *buf, size_t k, uint64_t line, uint64_t pos,
 	uint64_t hh;
 	uint32_t seed, win;
 	const char *why;
-	unsigned char *b = buf + TMQ_PIDX_HDR + k * TMQ_PIDX_REC;
+	unsigned char *b = buf + TMQ_PIDX_START + k * TMQ_PIDX_REC;
 
 	tmq_pfile_parse(FILE0, &pf);
 	tmq_pidx_header_decode(buf, TMQ_PIDX_HDR, &pf, 2, th, &hh, &seed, &why);
@@ -579,7 +584,7 @@ main(void)
 	rewrite_index(good, n - 13);
 	answers_hold("an index cut in its last record");
 	is_int(nsaid, 0, "  nothing said (a writer killed mid-record)");
-	ok(size_of(IDX0) > 0 && (size_of(IDX0) - TMQ_PIDX_HDR) %
+	ok(size_of(IDX0) > 0 && (size_of(IDX0) - TMQ_PIDX_START) %
 	    TMQ_PIDX_REC == 0, "  the cut record dropped by the next writer");
 
 	bad = malloc(n);
@@ -591,8 +596,8 @@ main(void)
 	check_records("random bytes, made again", &nrec);
 
 	memcpy(bad, good, n);
-	memcpy(bad + TMQ_PIDX_HDR + 5 * TMQ_PIDX_REC,
-	    good + TMQ_PIDX_HDR + 2 * TMQ_PIDX_REC, TMQ_PIDX_REC);
+	memcpy(bad + TMQ_PIDX_START + 5 * TMQ_PIDX_REC,
+	    good + TMQ_PIDX_START + 2 * TMQ_PIDX_REC, TMQ_PIDX_REC);
 	rewrite_index(bad, n);
 	answers_hold("a record copied from another place");
 	ok(nsaid <= 1, "  said at most once (%d)", nsaid);
