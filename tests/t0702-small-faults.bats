@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# t0702-small-faults: the smaller faults of issue 34 (item 8), each
+# injected: a delete killed at its very end, then run again; a stop signal
+# during a read; a failed fdatasync under tmq-put --sync; ranges of NULs
+# inside a partition file.
+#
+# Every test has a fresh root; background processes are ended in teardown.
+
+load test_helper
+
+# (test_helper: track)
+teardown() {
+	end_bg KILL
+}
+
+require_strace() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true ||
+	    skip "strace cannot trace here (ptrace not permitted)"
+}
+
+# kill_points CMD...: "SYSCALL N" for each call CMD makes (after its
+# execve) of the calls that remove, rename or close, or end it: the kill
+# points of a delete's end.
+kill_points() {
+	strace -f -qq -o "$BATS_TEST_TMPDIR/kp.trace" "$@" >/dev/null 2>&1
+	awk '/execve\(/ { s = 1; next }
+	    s { sub(/^[0-9]+ +/, "") }
+	    s && /^(unlinkat|rmdir|unlink|renameat2?|rename|close|exit_group)\(/ {
+		sub(/\(.*/, ""); print $0, ++n[$0] }' "$BATS_TEST_TMPDIR/kp.trace"
+}
+
+# killed_at SYSCALL N CMD...: run CMD, SIGKILLed as it makes its Nth call
+# of SYSCALL.
+killed_at() {
+	local s=$1 n=$2
+	shift 2
+	# (strace ends itself with the signal; in a shell of its own, so
+	# that no one says "Killed")
+	(strace -f -qq -o /dev/null -e "inject=$s:signal=SIGKILL:when=$n" \
+	    "$@" >/dev/null 2>&1; :) 2>/dev/null
+}
+
+root_holds() {
+	(cd "$TMQ_ROOT" && LC_ALL=C ls -Ad -- * *+tmq/* 2>/dev/null | tr '\n' ' ')
+}
+
+# ------------------------------------------- a delete killed at its end
+
+@test "tmq-topic delete SIGKILLed at each of its removals, renames and closes: a rerun finishes the clean-up, exit 0, quiet; only a kill after all was gone leaves nothing to tell" {
+	local s n left out rc points=0 after=0
+	require_strace
+	tmq-topic create -p 2 ev
+	tmq-put ev a b
+	kill_points tmq-topic delete -y ev >"$BATS_TEST_TMPDIR/points"
+	[ -s "$BATS_TEST_TMPDIR/points" ]
+	while read -r s n; do
+		rm -rf "$TMQ_ROOT"
+		tmq-topic create -p 2 ev
+		tmq-put ev a b
+		killed_at "$s" "$n" tmq-topic delete -y ev
+		points=$((points + 1))
+		left=$(root_holds)
+		rc=0
+		out=$(tmq-topic delete -y ev 2>&1) || rc=$?
+		if [ -z "$left" ]; then
+			# The killed run had removed everything: its exit
+			# status alone was lost, and there is nothing to finish.
+			after=$((after + 1))
+			[ "$rc" = 1 ] && [ "$out" = "tmq-topic: ev: no such topic" ] ||
+			    fail "killed at $s #$n, nothing left, then delete: $rc $out"
+			continue
+		fi
+		[ "$rc" = 0 ] && [ -z "$out" ] ||
+		    fail "killed at $s #$n, root holds $left, then delete: $rc $out"
+		[ -z "$(root_holds)" ] ||
+		    fail "killed at $s #$n, root holds $left, then delete left $(root_holds)"
+		[ "$(tmq-topic list)" = "" ]
+	done <"$BATS_TEST_TMPDIR/points"
+	echo "# $points kill points, $after after all was gone" >&3
+	[ "$after" -lt "$points" ]
+}
+
+@test "tmq-group delete SIGKILLed at each of its removals, renames and closes: a rerun finishes the clean-up, exit 0, quiet" {
+	local s n left out rc points=0
+	require_strace
+	tmq-topic create -p 2 ev
+	tmq-put ev a b
+	tmq-get -g G -P 0,1 ev >/dev/null
+	kill_points tmq-group delete -y G >"$BATS_TEST_TMPDIR/points"
+	[ -s "$BATS_TEST_TMPDIR/points" ]
+	while read -r s n; do
+		[ -d "$TMQ_ROOT/--group--G" ] || tmq-get -g G -P 0,1 ev >/dev/null
+		killed_at "$s" "$n" tmq-group delete -y G
+		points=$((points + 1))
+		left=$(root_holds)
+		rc=0
+		out=$(tmq-group delete -y G 2>&1) || rc=$?
+		if [ "$left" = "ev ev.twc " ]; then
+			[ "$rc" = 1 ] && [ "$out" = "tmq-group: G: no such group" ] ||
+			    fail "killed at $s #$n, nothing left, then delete: $rc $out"
+			continue
+		fi
+		[ "$rc" = 0 ] && [ -z "$out" ] ||
+		    fail "killed at $s #$n, root holds $left, then delete: $rc $out"
+		assert_equal "$(root_holds)" "ev ev.twc "
+		[ "$(tmq-group list | awk 'NR > 1')" = "" ]
+	done <"$BATS_TEST_TMPDIR/points"
+	echo "# $points kill points" >&3
+}
