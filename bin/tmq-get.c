@@ -155,6 +155,25 @@ on_signal(int sig)
 	tmq_stop = 1;	/* and lib/'s long loops stop too */
 }
 
+/* Whether e is the stop itself: a wait or a read that the signal ended
+ * (TMQ_ERR_STOPPED), which is no failure: the command ends as a stop. */
+static int
+stopped_by(const struct tmq_error *e)
+{
+	return stop && e->code == TMQ_ERR_STOPPED;
+}
+
+/* An error that ends the loop: 1 when it is a failure (said), 0 when it
+ * is the stop (not said). */
+static int
+failed(const struct tmq_error *e)
+{
+	if (stopped_by(e))
+		return 0;
+	tmq_report(&cmd, e);
+	return 1;
+}
+
 static void
 print_notice(void *arg, const char *msg)
 {
@@ -496,7 +515,7 @@ main(int argc, char **argv)
 		if (grouped && (seen & 1023) == 0 && tmq_gc_poll(&gc, &e) < 0) {
 			if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 				continue;
-			fatal = 1;
+			fatal = !stopped_by(&e);
 			break;
 		}
 		/* The clock before the read: a message stamped before --until
@@ -510,7 +529,7 @@ main(int argc, char **argv)
 			if (tmq_gc_poll(&gc, &e) < 0) {
 				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 					continue;
-				fatal = 1;
+				fatal = !stopped_by(&e);
 				break;
 			}
 			if (!tmq_gc_holds(&gc, m->partition))
@@ -526,14 +545,14 @@ main(int argc, char **argv)
 				    tmq_output_pos(&out), &e) < 0) {
 					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 						continue;
-					fatal = 1;
+					fatal = !stopped_by(&e);
 					break;
 				}
 				if (tmq_ac_count(&ac) &&
 				    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
 					if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 						continue;
-					fatal = 1;
+					fatal = !stopped_by(&e);
 					break;
 				}
 			}
@@ -546,8 +565,7 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (rc < 0) {
-			tmq_report(&cmd, &e);
-			fatal = 1;
+			fatal = failed(&e);
 			break;
 		}
 		/* Nothing to read now. */
@@ -557,14 +575,14 @@ main(int argc, char **argv)
 			if (tmq_gc_poll(&gc, &e) < 0) {
 				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 					continue;
-				fatal = 1;
+				fatal = !stopped_by(&e);
 				break;
 			}
 			if (tmq_ac_due(&ac, tmq_now()) &&
 			    tmq_ac_commit(&ac, &gc, tmq_now(), &e) < 0) {
 				if (rejoined(&c, &gc, &ac, &out, argc, argv, &e))
 					continue;
-				fatal = 1;
+				fatal = !stopped_by(&e);
 				break;
 			}
 			if (gc.generation != gen)
@@ -601,11 +619,12 @@ main(int argc, char **argv)
 				timeout = left > 0 ? (int)left + 1 : 0;
 		}
 		if (tmq_consumer_wait(&c, timeout, &e) < 0) {
-			tmq_report(&cmd, &e);
-			fatal = 1;
+			fatal = failed(&e);
 			break;
 		}
 	}
+	/* (What it owes the group is written after a stop too: when it
+	 * cannot be, that is said, and is a failure.) */
 	if (ac.on && !fatal && !ferror(out.f) &&
 	    tmq_ac_wait_taken(&ac, &gc, &out, &e) < 0) {
 		tmq_report(&cmd, &e);

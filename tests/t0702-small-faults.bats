@@ -108,3 +108,53 @@ root_holds() {
 	done <"$BATS_TEST_TMPDIR/points"
 	echo "# $points kill points" >&3
 }
+
+# -------------------------------------------------- a stop during a read
+
+lines_are() {	# lines_are N FILE
+	[ "$(wc -l <"$2")" = "$1" ]
+}
+
+# libfaketime, preloaded by hand (faketime(1) would stand between the
+# tool and the signal).
+libfaketime() {
+	local f
+	for f in /usr/lib/*/faketime/libfaketime.so.1 \
+	    /usr/lib/faketime/libfaketime.so.1 \
+	    /usr/local/lib/faketime/libfaketime.so.1; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+@test "SIGTERM to a member (tmq-get -g) just past midnight: its leave starts the group log's new day file, counting the last one, and the stop is no error: exit 0, the LEFT written" {
+	local lib now mid pid rc=0 g=$TMQ_ROOT/--group--G
+	lib=$(libfaketime) || skip "libfaketime is not installed"
+	tmq-topic create -p 2 ev
+	tmq-put ev x y
+	# The member's clock: noon, then (once it has joined) just past the
+	# next midnight.  A file it rereads at each look at the clock.
+	now=$(date +%s)
+	mid=$(((now / 86400 + 1) * 86400))
+	echo "+$((mid - 43200 - now))" >"$BATS_TEST_TMPDIR/clock"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	    LD_PRELOAD=$lib FAKETIME_TIMESTAMP_FILE=$BATS_TEST_TMPDIR/clock \
+	    FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	    tmq-get -g G -f ev >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	track "$pid"
+	wait_for lines_are 2 "$BATS_TEST_TMPDIR/out"
+	# One day file of the group's log, the day before the rollover.
+	run ls "$g"
+	assert_output "0-$(date -u -d "@$((mid - 1))" +%Y%m%d)_0.tmf"
+	echo "+$((mid + 5 - now))" >"$BATS_TEST_TMPDIR/clock"
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" ""
+	assert_equal "$rc" 0
+	# The leave is in the new day's file: the group has no member.
+	ls "$g" | grep -qx "0-$(date -u -d "@$mid" +%Y%m%d)_[0-9]*\.tmf"
+	run tmq-group describe G
+	assert_success
+	assert_line --regexp '^members: +0$'
+}

@@ -247,8 +247,12 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	/* Counted from the file's index (partscan.h): a day's file of
 	 * gigabytes is not read whole while every producer waits. */
 	tmq_pidx_init(&ix, t->dirfd, &files[n - 1], t->key_width);
-	if (tmq_pscan_file(&ix, fd, how, 0, 0, &sc) < 0) {
-		tmq_fail_errno(e, "%s", files[n - 1].name);
+	if (tmq_pscan_file(&ix, fd, how, TMQ_PSCAN_WRITE, 0, &sc) < 0) {
+		if (errno == EINTR && tmq_stop)
+			tmq_fail(e, "nothing written: told to stop while "
+			    "counting the lines of %s", files[n - 1].name);
+		else
+			tmq_fail_errno(e, "%s", files[n - 1].name);
 		tmq_pidx_free(&ix);
 		close(fd);
 		goto out;
