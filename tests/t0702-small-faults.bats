@@ -111,6 +111,10 @@ root_holds() {
 
 # -------------------------------------------------- a stop during a read
 
+messages_are() {	# messages_are N TOPIC
+	[ "$(tmq-get "$2" | wc -l)" = "$1" ]
+}
+
 lines_are() {	# lines_are N FILE
 	[ "$(wc -l <"$2")" = "$1" ]
 }
@@ -157,4 +161,42 @@ libfaketime() {
 	run tmq-group describe G
 	assert_success
 	assert_line --regexp '^members: +0$'
+}
+
+# ------------------------------------------ --sync, and fdatasync fails
+
+@test "tmq-put --sync whose fdatasync fails: the error says which records were written and which of them may not be durable, exit 1" {
+	local pid rc=0
+	require_strace
+	tmq-topic create -p 1 ev
+	# One batch at a time: 1 to 5 (made durable), then 6 to 10, whose
+	# fdatasync fails.
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	strace -f -qq -o /dev/null -e inject=fdatasync:error=EIO:when=2 \
+	    tmq-put --sync ev <"$BATS_TEST_TMPDIR/in" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	track "$pid"
+	exec 5>"$BATS_TEST_TMPDIR/in"
+	seq 1 5 >&5
+	wait_for messages_are 5 ev
+	seq 6 10 >&5
+	exec 5>&-
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 1
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "tmq-put: ev: partition 0: fdatasync: Input/output error; records 1 to 10 were written, record 11 and later were not; records 6 to 10 may not be durable (fdatasync failed)"
+	assert_equal "$(tmq-get ev | tr '\n' ' ')" "1 2 3 4 5 6 7 8 9 10 "
+}
+
+@test "tmq-put --sync, two partitions, the second fdatasync of a batch fails: the records of that partition may not be durable, the first one's are" {
+	require_strace
+	tmq-topic create -p 2 ev
+	# Keys 0 and 1 go to partitions 0 and 1 (as the check below says);
+	# a batch's partitions are made durable in the order of their first
+	# records: 0, then 1, whose fdatasync fails.
+	run --separate-stderr strace -f -qq -o /dev/null \
+	    -e inject=fdatasync:error=EIO:when=2 \
+	    tmq-put --sync -K: ev 0:a 0:b 1:c 0:d 1:e
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: ev: partition 1: fdatasync: Input/output error; messages 1 to 5 were written, message 6 and later were not; messages 3 to 5 may not be durable (fdatasync failed)"
+	assert_equal "$(tmq-get -F '%p %k %s\n' ev | sort | tr '\n' ' ')" "0 0 a 0 0 b 0 0 d 1 1 c 1 1 e "
 }

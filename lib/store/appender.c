@@ -709,6 +709,28 @@ account(struct tmq_appender *a)
 	}
 }
 
+/* After a failed fdatasync of the partition a->order[from]: the lines of
+ * it and of those after it in the order (not made durable) are written,
+ * and may not be on disk. */
+static void
+undurable(struct tmq_appender *a, size_t from, size_t norder)
+{
+	struct tmq_app_lost *l = &a->lost;
+	size_t i;
+
+	for (i = from; i < norder; i++)
+		a->seen[a->order[i]] = 1;
+	for (i = 0; i < a->nlines; i++) {
+		if (!a->seen[a->lines[i].partition])
+			continue;
+		if (l->undurable_first == 0)
+			l->undurable_first = a->lines[i].seq;
+		l->undurable_last = a->lines[i].seq;
+	}
+	for (i = from; i < norder; i++)
+		a->seen[a->order[i]] = 0;
+}
+
 int
 tmq_appender_add_rec(struct tmq_appender *a, unsigned partition,
     const char *line, size_t n, unsigned long seq, struct tmq_error *e)
@@ -770,9 +792,11 @@ tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 	/* Durable, where asked, before the next batch is read. */
 	for (i = 0; rc == 0 && a->sync && i < norder; i++) {
 		ap = &a->parts[a->order[i]];
-		if (fdatasync(ap->fd) < 0)
+		if (fdatasync(ap->fd) < 0) {
 			rc = tmq_fail_errno(e, "%s: partition %u: fdatasync",
 			    a->topic->name, a->order[i]);
+			undurable(a, i, norder);
+		}
 	}
 	for (i = 0; i < norder; i++) {
 		ap = &a->parts[a->order[i]];
