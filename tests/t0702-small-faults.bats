@@ -200,3 +200,43 @@ libfaketime() {
 	assert_equal "$stderr" "tmq-put: ev: partition 1: fdatasync: Input/output error; messages 1 to 5 were written, message 6 and later were not; messages 3 to 5 may not be durable (fdatasync failed)"
 	assert_equal "$(tmq-get -F '%p %k %s\n' ev | sort | tr '\n' ' ')" "0 0 a 0 0 b 0 0 d 1 1 c 1 1 e "
 }
+
+# ------------------------------------------- what the format cannot see
+
+@test "a flipped base85 digit that still decodes gives another key or time, unseen by tmq-dump --verify, as tmq-format(5) and tmq(7) say; one out of the alphabet is found" {
+	local f was
+	tmq-topic create -p 1 ev
+	tmq-put -k 5 ev hello
+	f=$(echo "$TMQ_ROOT"/ev/*.tmf)
+	cp "$f" "$BATS_TEST_TMPDIR/orig"
+	# The key (3 digits for u16): its second digit one up.
+	[ "$(head -c 3 "$f")" = 00j ]
+	sed -i '1s/^00j/01j/' "$f"
+	run tmq-get -F '%k %s\n' ev
+	assert_success
+	assert_output '14 hello'
+	run tmq-dump --verify ev
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt'
+	# The time: a digit of its second group.
+	cp "$BATS_TEST_TMPDIR/orig" "$f"
+	was=$(tmq-dump -J ev)
+	sed -i '1s/^\(.\{11\}\)./\1p/' "$f"
+	run tmq-dump --verify ev
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt'
+	[ "$(tmq-dump -J ev)" != "$was" ]
+	[ "$(tmq-get -F '%k %s\n' ev)" = '5 hello' ]
+	# A character outside the alphabet is found.
+	cp "$BATS_TEST_TMPDIR/orig" "$f"
+	sed -i '1s/^00j/00,/' "$f"
+	run --separate-stderr tmq-dump --verify ev
+	assert_failure 1
+	assert_stderr "tmq-dump: ev/${f##*/}:1: partition 0 offset 0: bad base85 in the key"
+	# The pages say what the format does not detect, and what --verify
+	# cannot find.
+	grep -q '^\.Ss What the format does not detect$' "$BATS_TEST_DIRNAME/../man/tmq-format.5"
+	grep -q '^It cannot find a line that decodes' "$BATS_TEST_DIRNAME/../man/tmq-format.5"
+	grep -q '^No line carries a checksum' "$BATS_TEST_DIRNAME/../man/tmq.7"
+	grep -q '^What it cannot find is a line that still decodes' "$BATS_TEST_DIRNAME/../man/tmq-dump.1"
+}
