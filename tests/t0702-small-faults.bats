@@ -240,3 +240,40 @@ libfaketime() {
 	grep -q '^No line carries a checksum' "$BATS_TEST_DIRNAME/../man/tmq.7"
 	grep -q '^What it cannot find is a line that still decodes' "$BATS_TEST_DIRNAME/../man/tmq-dump.1"
 }
+
+# ------------------------------------------------ NUL ranges in a file
+
+@test "a range of a file zeroed after it was indexed (a punched hole over its lines): info, list, the metrics and describe count its lines as tmq-dump reads them, and say the holes" {
+	local f size at n out
+	tmq-topic create -p 1 ev
+	seq 1 50000 | tmq-put ev
+	f=$(echo "$TMQ_ROOT"/ev/*.tmf)
+	# Counted once: the index beside it has its records.
+	tmq-topic info ev >/dev/null
+	[ -n "$(ls "$TMQ_ROOT/ev/.tmq/")" ]
+	size=$(stat -c %s "$f")
+	at=$(((size / 2 + 4095) / 4096 * 4096))
+	fallocate --punch-hole --offset "$at" --length 8192 "$f" 2>/dev/null ||
+	    skip "the filesystem cannot punch holes"
+	[ "$(du -k "$f" | cut -f 1)" -lt $((size / 1024)) ] ||
+	    skip "the filesystem keeps no holes"
+	# What a reader from the first byte finds: fewer lines, one of
+	# them holding the holes.
+	run --separate-stderr tmq-dump ev
+	assert_failure 1
+	n=${#lines[@]}
+	out=$(echo "$stderr" | grep -c '') || :
+	n=$((n + out))
+	[ "$n" -lt 50000 ]
+	run --separate-stderr tmq-topic info --json ev
+	assert_failure 1
+	assert_equal "$(python3 -c 'import json, sys; print(json.load(sys.stdin)["partitions"][0]["end"])' <<<"$output")" "$n"
+	assert_stderr "tmq-topic: ev: partition 0: ${f##*/}: 8192 bytes of holes at byte $at skipped"
+	run --separate-stderr tmq-topic list -l
+	assert_line --regexp "^ev +u16 +1 +$n "
+	run --separate-stderr tmq-topic list --prometheus
+	assert_line "tmq_partition_end_offset{topic=\"ev\",partition=\"0\"} $n"
+	tmq-get -g G ev >/dev/null 2>&1 || :
+	run --separate-stderr tmq-group describe G
+	assert_line --regexp "^0 +[0-9]+ +$n +[0-9]+ +-$"
+}

@@ -219,8 +219,19 @@ tmq_pscan_file(struct tmq_pidx *x, int fd, int how, unsigned flags,
     int nosave, struct tmq_pscan *s)
 {
 	struct tmq_pidx_ent start;
+	off_t h;
 
 	tmq_pidx_last(x, fd, how, &start);
+	/* A hole before the index's last record: the file was not only
+	 * appended to (a crash's zeroed blocks, a punched range), and the
+	 * lines the index counted there may be joined now.  The counts that
+	 * report holes count as a reader from the first byte does (as
+	 * tmq-dump): from the start, the holes skipped, not read. */
+	if ((flags & TMQ_PSCAN_HOLES) && start.pos > 0 &&
+	    (h = lseek(fd, 0, SEEK_HOLE)) >= 0 && (uint64_t)h < start.pos) {
+		start.line = start.pos = 0;
+		start.maxts = -INFINITY;
+	}
 	for (;;) {
 		if (scan_from(x, fd, how, flags, &start, s) < 0)
 			return -1;
