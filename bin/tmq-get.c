@@ -298,6 +298,11 @@ main(int argc, char **argv)
 			corrupt = 1;
 		} else if (turn == TMQ_TURN_ERROR ||
 		    (turn == TMQ_TURN_IDLE && tmq_readloop_wait(&l, &e) < 0)) {
+			/* A read or a wait the signal ended is the stop itself,
+			 * no failure; what went wrong while stopping is one,
+			 * unsaid. */
+			if (tmq_stop && e.code == TMQ_ERR_STOPPED)
+				break;
 			if (!tmq_stop)
 				tmq_report(&cmd, &e);
 			fatal = 1;

@@ -313,6 +313,20 @@ fail_written(struct tmq_producer *p, unsigned long first,
 		    first + 1, lost->beyond_last, lost->nbeyond_parts > 1 ?
 		    "s" : "", parts);
 	}
+	/* Written, but the fdatasync that was to make them durable failed:
+	 * they may not be on disk (after a failed fdatasync the kernel may
+	 * have dropped them from its cache as well). */
+	if (lost->undurable_first != 0) {
+		n = strlen(said);
+		if (lost->undurable_first == lost->undurable_last)
+			snprintf(said + n, sizeof said - n, "; %s %lu may "
+			    "not be durable (fdatasync failed)", w,
+			    lost->undurable_first);
+		else
+			snprintf(said + n, sizeof said - n, "; %ss %lu to %lu "
+			    "may not be durable (fdatasync failed)", w,
+			    lost->undurable_first, lost->undurable_last);
+	}
 	n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof e->msg - n, "; %s", said);
 	return -1;

@@ -319,7 +319,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	/* A replay cut short by a signal knows too little to claim an id:
 	 * write nothing. */
 	if (tmq_stop) {
-		tmq_fail(e, "group %s: interrupted while joining", group);
+		tmq_fail_code(e, TMQ_ERR_STOPPED, "group %s: interrupted while "
+		    "joining", group);
 		goto bad;
 	}
 	for (;;) {
@@ -372,8 +373,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 			if (drain(mb, 1, mb->tag, &result, &claims, e) < 0)
 				goto bad;
 			if (result == 0 && tmq_stop) {
-				tmq_fail(e, "group %s: interrupted while joining",
-				    group);
+				tmq_fail_code(e, TMQ_ERR_STOPPED, "group %s: "
+				    "interrupted while joining", group);
 				goto bad;
 			}
 			if (result == 0)
@@ -388,7 +389,8 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		tmq_live_release(mb->g.log.dirfd, mb->tag, mb->livefd);
 		mb->livefd = -1;
 		if (tmq_stop) {
-			tmq_fail(e, "group %s: interrupted while joining", group);
+			tmq_fail_code(e, TMQ_ERR_STOPPED, "group %s: "
+			    "interrupted while joining", group);
 			goto bad;
 		}
 		usleep((useconds_t)(random64() % JOIN_PAUSE_US));

@@ -311,8 +311,12 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 	/* Counted from the file's index (partscan.h): a day's file of
 	 * gigabytes is not read whole while every producer waits. */
 	tmq_pidx_init(&ix, t->dirfd, &files[n - 1], t->key_width);
-	if (tmq_pscan_file(&ix, fd, how, 0, 0, &sc) < 0) {
-		tmq_fail_errno(e, "%s", files[n - 1].name);
+	if (tmq_pscan_file(&ix, fd, how, TMQ_PSCAN_WRITE, 0, &sc) < 0) {
+		if (errno == EINTR && tmq_stop)
+			tmq_fail(e, "nothing written: told to stop while "
+			    "counting the lines of %s", files[n - 1].name);
+		else
+			tmq_fail_errno(e, "%s", files[n - 1].name);
 		tmq_pidx_free(&ix);
 		close(fd);
 		goto out;
@@ -860,6 +864,28 @@ account(struct tmq_appender *a)
 	}
 }
 
+/* After a failed fdatasync of the partition a->order[from]: the lines of
+ * it and of those after it in the order (not made durable) are written,
+ * and may not be on disk. */
+static void
+undurable(struct tmq_appender *a, size_t from, size_t norder)
+{
+	struct tmq_app_lost *l = &a->lost;
+	size_t i;
+
+	for (i = from; i < norder; i++)
+		a->seen[a->order[i]] = 1;
+	for (i = 0; i < a->nlines; i++) {
+		if (!a->seen[a->lines[i].partition])
+			continue;
+		if (l->undurable_first == 0)
+			l->undurable_first = a->lines[i].seq;
+		l->undurable_last = a->lines[i].seq;
+	}
+	for (i = from; i < norder; i++)
+		a->seen[a->order[i]] = 0;
+}
+
 int
 tmq_appender_add_rec(struct tmq_appender *a, unsigned partition,
     const char *line, size_t n, unsigned long seq, struct tmq_error *e)
@@ -921,9 +947,11 @@ tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 	/* Durable, where asked, before the next batch is read. */
 	for (i = 0; rc == 0 && a->sync && i < norder; i++) {
 		ap = &a->parts[a->order[i]];
-		if (fdatasync(ap->fd) < 0)
+		if (fdatasync(ap->fd) < 0) {
 			rc = tmq_fail_errno(e, "%s: partition %u: fdatasync",
 			    a->topic->name, a->order[i]);
+			undurable(a, i, norder);
+		}
 	}
 	for (i = 0; i < norder; i++) {
 		ap = &a->parts[a->order[i]];

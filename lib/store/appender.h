@@ -45,10 +45,14 @@ struct tmq_app_line {
  * it, beyond were written all the same (a batch whose writes to some
  * partitions were done when another's failed), the last of them numbered
  * beyond_last, in the partitions beyond_parts (the first few, in order;
- * nbeyond_parts of them in all). */
+ * nbeyond_parts of them in all).  A flush whose every line was written but
+ * whose fdatasync (sync) failed loses none, and may have lost them all
+ * from the disk: those of the partitions not made durable are numbered
+ * from undurable_first to undurable_last (0: none such). */
 #define TMQ_APP_SHOW_PARTS 4
 struct tmq_app_lost {
 	unsigned long lost;	/* 0: the flush lost nothing */
+	unsigned long undurable_first, undurable_last;
 	unsigned long beyond, beyond_last;
 	unsigned beyond_parts[TMQ_APP_SHOW_PARTS];
 	unsigned nbeyond_parts;

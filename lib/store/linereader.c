@@ -438,7 +438,7 @@ tmq_lr_seek_end(struct tmq_linereader *r, struct tmq_error *e)
 	 * written and is not skipped. */
 	if (tmq_pscan_file(&r->ix, r->fd, r->how, 0, 0, &sc) < 0) {
 		if (errno == EINTR && tmq_stop)
-			return tmq_fail(e, "interrupted");
+			return tmq_fail_code(e, TMQ_ERR_STOPPED, "interrupted");
 		return tmq_fail_errno(e, "partition %u: %s", r->partition,
 		    r->files[r->cur].name);
 	}
@@ -490,7 +490,7 @@ tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
 	rc = tmq_pscan_file(x, fd, how, 0, 0, &sc);
 	if (rc < 0) {
 		if (errno == EINTR && tmq_stop)
-			tmq_fail(e, "interrupted");
+			tmq_fail_code(e, TMQ_ERR_STOPPED, "interrupted");
 		else
 			tmq_fail_errno(e, "partition %u: %s", r->partition,
 			    last->name);

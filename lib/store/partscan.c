@@ -18,6 +18,7 @@
 #include "directread.h"
 #include "holes.h"
 #include "keys.h"
+#include "monoclock.h"
 #include "partfile.h"
 #include "partscan.h"
 #include "stop.h"
@@ -68,6 +69,20 @@ first_time(int fd, int how, size_t hmax, size_t kch, struct tmq_pscan *s)
 		s->has_first_ts = 1;
 }
 
+/* Told to stop, and heeding it now: at once, or for TMQ_PSCAN_WRITE once
+ * its grace from *since (0: the stop not seen yet) is over. */
+static int
+stopped(unsigned flags, long long *since)
+{
+	if (!tmq_stop)
+		return 0;
+	if (!(flags & TMQ_PSCAN_WRITE))
+		return 1;
+	if (*since == 0)
+		*since = tmq_mono_ms();
+	return tmq_mono_ms() - *since >= TMQ_PSCAN_GRACE_MS;
+}
+
 /* Count from entry start (a line's first byte) to the end. */
 static int
 scan_from(struct tmq_pidx *x, int fd, int how, unsigned flags,
@@ -81,6 +96,7 @@ scan_from(struct tmq_pidx *x, int fd, int how, unsigned flags,
 	size_t headlen = 0, lastlen = 0;
 	uint64_t line, lstart, pos;
 	int sparse = 0, holed = 0, from0, err, have_last = 0;
+	long long since = 0;
 	ssize_t n;
 
 	memset(s, 0, sizeof *s);
@@ -103,7 +119,7 @@ scan_from(struct tmq_pidx *x, int fd, int how, unsigned flags,
 		const char *p = buf, *end, *nl, *lh = NULL;
 		size_t ll = 0;
 
-		if (tmq_stop) {
+		if (stopped(flags, &since)) {
 			errno = EINTR;
 			goto fail;
 		}
@@ -203,8 +219,19 @@ tmq_pscan_file(struct tmq_pidx *x, int fd, int how, unsigned flags,
     int nosave, struct tmq_pscan *s)
 {
 	struct tmq_pidx_ent start;
+	off_t h;
 
 	tmq_pidx_last(x, fd, how, &start);
+	/* A hole before the index's last record: the file was not only
+	 * appended to (a crash's zeroed blocks, a punched range), and the
+	 * lines the index counted there may be joined now.  The counts that
+	 * report holes count as a reader from the first byte does (as
+	 * tmq-dump): from the start, the holes skipped, not read. */
+	if ((flags & TMQ_PSCAN_HOLES) && start.pos > 0 &&
+	    (h = lseek(fd, 0, SEEK_HOLE)) >= 0 && (uint64_t)h < start.pos) {
+		start.line = start.pos = 0;
+		start.maxts = -INFINITY;
+	}
 	for (;;) {
 		if (scan_from(x, fd, how, flags, &start, s) < 0)
 			return -1;

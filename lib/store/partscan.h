@@ -22,6 +22,13 @@
 
 #define TMQ_PSCAN_TIMES 1	/* the first and the last complete line's */
 #define TMQ_PSCAN_HOLES 2	/* the file's holes, all told */
+/* The count a write waits on (a producer starting the next day's file,
+ * a member's last commit and its leave on its way out): a stop (tmq_stop)
+ * is heeded only after TMQ_PSCAN_GRACE_MS of counting, so that a tool
+ * told to stop still writes what it owes, and a file a co-user grows
+ * without end cannot hold it. */
+#define TMQ_PSCAN_WRITE 4
+#define TMQ_PSCAN_GRACE_MS 500
 
 struct tmq_pscan {
 	uint64_t lines;		/* lines, a last one without newline too */
@@ -38,7 +45,8 @@ struct tmq_pscan {
 /* Count x's file, open as fd (read as how says, directread.h) from the
  * index's last entry on, adding the entries passed to x and saving them
  * (unless nosave: the caller saves).  Leaves fd's offset at s->size.
- * 0, or -1 with errno (EINTR when told to stop). */
+ * 0, or -1 with errno (EINTR when told to stop: at once, or with
+ * TMQ_PSCAN_WRITE after its grace). */
 int tmq_pscan_file(struct tmq_pidx *x, int fd, int how, unsigned flags,
     int nosave, struct tmq_pscan *s);
 

@@ -559,8 +559,13 @@ deletable(int rootfd, const char *name, struct tmq_error *e)
 	return rc;
 }
 
+/* found: the work directory was there, without the topic, before we
+ * took its lock: the remains of a killed run (at the very end of a
+ * delete, its lock alone, or not even that), or of one at work that has
+ * finished by now.  Clearing them is the job, and a success. */
 static int
-delete_locked(struct work *w, const char *name, struct tmq_error *e)
+delete_locked(struct work *w, const char *name, int found,
+    struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
 	char def[TMQ_NAME_MAX + 8], why[400], why_new[400];
@@ -607,7 +612,7 @@ delete_locked(struct work *w, const char *name, struct tmq_error *e)
 			*e = ignored;
 			return tmq_fail_prefix(e, "%s", sj);
 		}
-		return left ? 0 : tmq_topic_no_such(name, e);
+		return left || found ? 0 : tmq_topic_no_such(name, e);
 	}
 	if (s.def && unlinkat(w->rootfd, def, 0) < 0 && errno != ENOENT) {
 		if (!s.dir)
@@ -632,16 +637,17 @@ tmq_topic_delete(int rootfd, const char *name, struct tmq_error *e)
 {
 	struct work w;
 	struct state s;
-	int rc;
+	int rc, found;
 
 	if (tmq_any_name_check(name, e) < 0)
 		return -1;
 	look(rootfd, name, &s);
-	if (!s.def && !s.dir && !tmq_topic_partial(rootfd, name))
+	found = !s.def && !s.dir && tmq_topic_partial(rootfd, name);
+	if (!s.def && !s.dir && !found)
 		return tmq_topic_no_such(name, e);
 	if (work_lock(rootfd, name, "delete", &w, e) < 0)
 		return -1;
-	rc = delete_locked(&w, name, e);
+	rc = delete_locked(&w, name, found, e);
 	work_unlock(&w);
 	return rc;
 }

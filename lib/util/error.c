@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "stop.h"
 
 static void
 fill(struct tmq_error *e, int code, int sys, const char *fmt, va_list ap)
@@ -49,10 +50,12 @@ tmq_fail_errno(struct tmq_error *e, const char *fmt, ...)
 	if (e == NULL)
 		return -1;
 	va_start(ap, fmt);
-	fill(e, TMQ_ERR_SYS, saved, fmt, ap);
+	fill(e, saved == EINTR && tmq_stop ? TMQ_ERR_STOPPED : TMQ_ERR_SYS,
+	    saved, fmt, ap);
 	va_end(ap);
 	n = strlen(e->msg);
-	snprintf(e->msg + n, sizeof e->msg - n, ": %s", strerror(saved));
+	snprintf(e->msg + n, sizeof e->msg - n, ": %s",
+	    e->code == TMQ_ERR_STOPPED ? "told to stop" : strerror(saved));
 	errno = saved;
 	return -1;
 }
@@ -85,6 +88,7 @@ static const char *const texts[TMQ_ERR_NCODES] = {
 	[TMQ_ERR_EXISTS] = "exists",
 	[TMQ_ERR_FILEKIND] = "not a file of the kind expected",
 	[TMQ_ERR_NOTJSON] = "not a JSON object",
+	[TMQ_ERR_STOPPED] = "told to stop",
 };
 
 const char *

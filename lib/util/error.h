@@ -28,6 +28,10 @@ enum tmq_errcode {
 				 * opened or followed */
 	TMQ_ERR_NOTJSON,	/* text that is no JSON object at all (not
 				 * one that is badly formed) */
+	TMQ_ERR_STOPPED,	/* given up because the tool was told to
+				 * stop (SIGINT, SIGTERM: tmq_stop), a
+				 * system call it interrupted (EINTR) too:
+				 * a stop, not a failure */
 	TMQ_ERR_NCODES
 };
 
@@ -45,7 +49,8 @@ int tmq_fail(struct tmq_error *e, const char *fmt, ...)
 int tmq_fail_code(struct tmq_error *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Like tmq_fail, with ": strerror(errno)" appended; the code is
- * TMQ_ERR_SYS and sys is errno (which is kept). */
+ * TMQ_ERR_SYS and sys is errno (which is kept).  An EINTR once told to
+ * stop (tmq_stop) is the stop: TMQ_ERR_STOPPED, ": told to stop". */
 int tmq_fail_errno(struct tmq_error *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Prefix an existing message: "subject: old message"; its code and errno

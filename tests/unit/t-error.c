@@ -16,6 +16,7 @@
 #include "jsontext.h"
 #include "regfile.h"
 #include "root.h"
+#include "stop.h"
 #include "tap.h"
 #include "topic.h"
 
@@ -43,6 +44,19 @@ test_fill(void)
 	tmq_fail_errno(&e, "x");
 	tmq_fail_prefix(&e, "y");
 	ok(e.code == TMQ_ERR_SYS && e.sys == EACCES, "  and the errno");
+	errno = EINTR;
+	tmq_fail_errno(&e, "r");
+	ok(e.code == TMQ_ERR_SYS && e.sys == EINTR,
+	    "an EINTR, not told to stop: TMQ_ERR_SYS");
+	tmq_stop = 1;
+	errno = EINTR;
+	tmq_fail_errno(&e, "r");
+	tmq_fail_prefix(&e, "p");
+	tmq_stop = 0;
+	ok(e.code == TMQ_ERR_STOPPED && e.sys == EINTR && errno == EINTR,
+	    "an EINTR once told to stop is the stop: TMQ_ERR_STOPPED");
+	is_str(e.msg, "p: r: told to stop", "  said so, not \"Interrupted "
+	    "system call\"");
 	is_int(tmq_fail_code(NULL, TMQ_ERR_EXISTS, "nowhere"), -1,
 	    "no struct: still -1");
 	for (i = 0; i < TMQ_ERR_NCODES; i++)
