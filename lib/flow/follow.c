@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "dirlist.h"
 #include "dotdir.h"
 #include "follow.h"
 #include "replace.h"
@@ -157,24 +158,26 @@ open_current(struct tmq_follow *f, struct tmq_error *e)
 }
 
 /* The file of dev/ino in the directory under another name (rotated while
- * nobody followed it): opened into f, 1; 0 when it is not there. */
+ * nobody followed it): opened into f, 1; 0 when it is not there; -1 (e
+ * set) when the directory could not be read: a listing cut short cannot
+ * say the old file is gone. */
 static int
 find_rotated(struct tmq_follow *f, uint64_t dev, uint64_t ino, uint64_t off,
-    uint64_t check)
+    uint64_t check, struct tmq_error *e)
 {
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
-	int dfd = dup(f->dirfd), fd, found = 0;
+	int dfd = dup(f->dirfd), fd, found = 0, got = 0;
 
-	if (dfd < 0)
-		return 0;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return 0;
+	if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
+		tmq_fail_errno(e, "%s: cannot read its directory", f->path);
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
 	}
 	rewinddir(d);
-	while (!found && (de = readdir(d)) != NULL) {
+	while (!found && (got = tmq_dir_next(d, &de)) > 0) {
 		if ((uint64_t)de->d_ino != ino)
 			continue;
 		fd = openat(f->dirfd, de->d_name, O_RDONLY | O_NONBLOCK |
@@ -191,6 +194,11 @@ find_rotated(struct tmq_follow *f, uint64_t dev, uint64_t ino, uint64_t off,
 			found = 1;
 		} else
 			close(fd);
+	}
+	if (!found && got < 0) {
+		tmq_fail_errno(e, "%s: cannot read its directory", f->path);
+		closedir(d);
+		return -1;
 	}
 	closedir(d);
 	return found;
@@ -296,7 +304,13 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 			int cur = f->fd;
 
 			f->fd = -1;
-			if (find_rotated(f, dev, ino, off, check)) {
+			if ((rc = find_rotated(f, dev, ino, off, check,
+			    e)) < 0) {
+				if (cur >= 0)
+					close(cur);
+				goto fail;
+			}
+			if (rc == 1) {
 				if (cur >= 0)
 					close(cur);
 				f->off = off;

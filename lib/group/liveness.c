@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "dotdir.h"
 #include "escape.h"
 #include "grow.h"
@@ -409,7 +410,7 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 	struct dirent *d;
 	size_t cap = 0;
 	DIR *dir;
-	int fd;
+	int fd, got;
 
 	*tags = NULL;
 	*n = 0;
@@ -420,7 +421,7 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		close(fd);
 		return -1;
 	}
-	while ((d = readdir(dir)) != NULL) {
+	while ((got = tmq_dir_next(dir, &d)) > 0) {
 		unsigned long long tag;
 		char *end;
 
@@ -456,6 +457,14 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		(*tags)[(*n)++] = (uint64_t)tag;
 	}
 	closedir(dir);
+	if (got < 0) {
+		/* (Those seen are dead all the same; the caller's sweep is
+		 * best effort, and this one is cut short.) */
+		free(*tags);
+		*tags = NULL;
+		*n = 0;
+		return -1;
+	}
 	return 0;
 }
 

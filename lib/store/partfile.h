@@ -23,11 +23,7 @@ struct tmq_pfile {
 int tmq_pfile_parse(const char *name, struct tmq_pfile *pf);
 /* Format a name into pf->name from its fields. */
 void tmq_pfile_name(struct tmq_pfile *pf);
-/* The partition files of a topic directory, sorted by partition then
- * FIRST; only those of one partition when partition >= 0.  *out is
- * malloc'd (NULL when there are none). */
-int tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out,
-    size_t *n, struct tmq_error *e);
+/* The partition files of a topic directory: tmq_pfiles_list, dirlist.h. */
 /* pf's end offset (the offset after its last line) for a file of lines
  * lines: -1 (e set) when that runs past 2^64-1: the file is corrupt, for
  * offsets never wrap. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "directread.h"
+#include "dirlist.h"
 #include "holes.h"
 #include "partindex.h"
 #include "partscan.h"
@@ -105,7 +106,7 @@ stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
 		return tmq_fail(e, "out of memory");
 	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0) {
 		free(ps);
-		return -1;
+		return tmq_fail_prefix(e, "%s", t->name);
 	}
 	for (p = 0; p < t->partitions; p++)
 		ps[p].partition = p;
