@@ -62,6 +62,23 @@ tmq_pfile_name(struct tmq_pfile *pf)
 }
 
 int
+tmq_pfiles_chain(const struct tmq_pfile *prev, uint64_t lines, int cut,
+    const struct tmq_pfile *next, struct tmq_error *e)
+{
+	uint64_t end = 0;
+
+	if (tmq_pfile_end(prev, lines, &end, e) < 0)
+		return -1;
+	if (end == next->first)
+		return 0;
+	return tmq_fail(e, "partition %u: %s starts at offset %llu, but %s "
+	    "before it ends at %llu%s: its files do not chain",
+	    next->partition, next->name, (unsigned long long)next->first,
+	    prev->name, (unsigned long long)end, cut ? " (its last line cut "
+	    "short)" : "");
+}
+
+int
 tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
     struct tmq_error *e)
 {

@@ -29,6 +29,13 @@ void tmq_pfile_name(struct tmq_pfile *pf);
  * offsets never wrap. */
 int tmq_pfile_end(const struct tmq_pfile *pf, uint64_t lines, uint64_t *end,
     struct tmq_error *e);
+/* Does next, the file after prev among a partition's files, start where
+ * prev ends (prev holding lines lines, a last one cut short when cut)?
+ * 0 when it does; else -1, e saying which file starts where no file ends:
+ * two files that give one offset to two lines, or none to the offsets
+ * between them, are damage, never read past in silence. */
+int tmq_pfiles_chain(const struct tmq_pfile *prev, uint64_t lines, int cut,
+    const struct tmq_pfile *next, struct tmq_error *e);
 /* A partition's end and range: partscan.h (counted from the index). */
 
 #endif

@@ -51,6 +51,7 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	if (tmq_pfile_end(&fs->pf, sc.lines - (uint64_t)sc.partial, &fs->end,
 	    e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
+	fs->partial = sc.partial;
 	fs->holes = sc.holes;
 	fs->has_first_ts = sc.has_first_ts;
 	fs->first_ts = sc.first_ts;
@@ -144,6 +145,25 @@ stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
 				break;
 			}
 			s->bytes += s->files[k].bytes;
+			/* Each file starts where the one before it ends. */
+			if (k > 0 && tmq_pfiles_chain(&s->files[k - 1].pf,
+			    s->files[k - 1].end - s->files[k - 1].pf.first +
+			    (uint64_t)s->files[k - 1].partial,
+			    s->files[k - 1].partial, &s->files[k].pf, e) < 0) {
+				tmq_fail_prefix(e, "%s", t->name);
+				if (!each)
+					goto bad;
+				if ((s->problem = strdup(e->msg)) == NULL) {
+					tmq_fail(e, "out of memory");
+					goto bad;
+				}
+				free(s->files);
+				s->files = NULL;
+				s->nfiles = 0;
+				s->bytes = 0;
+				nbad++;
+				break;
+			}
 		}
 		if (s->nfiles == 0)
 			continue;
