@@ -389,13 +389,17 @@ main(int argc, char **argv)
 		free(path);
 		return tmq_report(&cmd, &e);
 	}
-	free(path);
 	/* After the early returns above, which would leak it. */
-	if (tmq_codec_init(&run.codec, &e) < 0)
+	if (tmq_codec_init(&run.codec, &e) < 0) {
+		free(path);
 		return tmq_report(&cmd, &e);
+	}
 	if (optind == argc) {
-		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0)
+		if (tmq_topic_names(fd, 2, &names, &n, &e) < 0) {
+			tmq_fail_prefix(&e, "%s", path);
+			free(path);
 			return tmq_report(&cmd, &e);
+		}
 		for (i = 0; i < n && !ferror(stdout); i++) {
 			rc = dump_topic(&run, fd, names[i], NULL);
 			if (rc < 0)
@@ -430,6 +434,7 @@ main(int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
+	free(path);
 	tmq_codec_free(&run.codec);
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;

@@ -465,8 +465,10 @@ do_list(struct args *a)
 	size_t n, i;
 	int rc = TMQ_EXIT_OK;
 
-	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0)
+	if (tmq_topic_names(a->rootfd, 1, &names, &n, &e) < 0) {
+		tmq_root_fail_prefix(a->root, &e);
 		return tmq_report(&cmd, &e);
+	}
 	tmq_metrics_init(&m);
 	/* The text is a table, printed once its widths are known. */
 	tmq_table_init(&tab, "llrr");

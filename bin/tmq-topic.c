@@ -204,6 +204,7 @@ do_list(const struct args *a)
 		return TMQ_EXIT_FAIL;
 	if (tmq_topic_names(fd, 0, &names, &n, &e) < 0) {
 		close(fd);
+		tmq_root_fail_prefix(a->root, &e);
 		return tmq_report(&cmd, &e);
 	}
 	tmq_metrics_init(&m);

@@ -66,11 +66,16 @@ key_of() {
 	k=$(key_of ev 299)
 	tmq-put -k "$k" ev last
 	wait_until 10 lines_in out 901
-	# A day file that appears (as tomorrow's would), then one renamed in.
-	tmq_write_line "$TMQ_ROOT/ev" 7-20991231_100.tmf u32 1 4102444000 newday
+	# A day file that appears (as tomorrow's would), then one renamed in,
+	# each where its partition ends (else its files would not chain).
+	local ends e7 e8
+	ends=$(tmq-topic info --ends ev | tr , '\n')
+	e7=$(sed -n 's/^7=//p' <<<"$ends")
+	e8=$(sed -n 's/^8=//p' <<<"$ends")
+	tmq_write_line "$TMQ_ROOT/ev" "7-20991231_$e7.tmf" u32 1 4102444000 newday
 	wait_until 10 lines_in out 902
-	tmq_write_line "$BATS_TEST_TMPDIR" 8-20991231_100.tmf u32 1 4102444000 renamed
-	mv "$BATS_TEST_TMPDIR/8-20991231_100.tmf" "$TMQ_ROOT/ev/"
+	tmq_write_line "$BATS_TEST_TMPDIR" "8-20991231_$e8.tmf" u32 1 4102444000 renamed
+	mv "$BATS_TEST_TMPDIR/8-20991231_$e8.tmf" "$TMQ_ROOT/ev/"
 	wait_until 10 lines_in out 903
 	run tail -n 3 out
 	assert_output $'299 last\n7 newday\n8 renamed'

@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "dirlist.h"
 #include "dotdir.h"
 #include "follow.h"
 #include "notice.h"
@@ -176,7 +177,7 @@ open_current(struct tmq_follow *f, struct tmq_error *e)
  * Opened into f, 1; 0 when it is not there. */
 static int
 find_rotated(struct tmq_follow *f, uint64_t dev, uint64_t ino, uint64_t off,
-    uint64_t check)
+    uint64_t check, struct tmq_error *e)
 {
 	char name[NAME_MAX + 1];
 	struct stat st;
@@ -259,7 +260,7 @@ adopt_pending(struct tmq_follow *f, struct tmq_error *e)
 	struct stat st;
 	size_t n;
 	DIR *d;
-	int fd = dup(f->statedir);
+	int fd = dup(f->statedir), got = 0;
 
 	found[0] = '\0';
 	if (fd < 0)
@@ -268,7 +269,7 @@ adopt_pending(struct tmq_follow *f, struct tmq_error *e)
 		close(fd);
 		return 0;
 	}
-	while (found[0] == '\0' && (de = readdir(d)) != NULL) {
+	while (found[0] == '\0' && (got = tmq_dir_next(d, &de)) > 0) {
 		if (!tmq_tmp_is(de->d_name, f->statename) ||
 		    strlen(de->d_name) >= sizeof found)
 			continue;
@@ -280,6 +281,14 @@ adopt_pending(struct tmq_follow *f, struct tmq_error *e)
 		    parse_state(state, f->abspath, &dev, &ino, &off, &check) < 0)
 			continue;
 		snprintf(found, sizeof found, "%s", de->d_name);
+	}
+	/* A listing cut short cannot say that no state was kept. */
+	if (got < 0) {
+		tmq_fail_errno(e, "%s: cannot list the directory of its state",
+		    f->shown);
+		closedir(d);
+		(void)lseek(f->statedir, 0, SEEK_SET);
+		return -1;
 	}
 	closedir(d);
 	(void)lseek(f->statedir, 0, SEEK_SET);
@@ -409,7 +418,13 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 			int cur = f->fd;
 
 			f->fd = -1;
-			if (find_rotated(f, dev, ino, off, check)) {
+			if ((rc = find_rotated(f, dev, ino, off, check,
+			    e)) < 0) {
+				if (cur >= 0)
+					close(cur);
+				goto fail;
+			}
+			if (rc == 1) {
 				if (cur >= 0)
 					close(cur);
 				f->off = off;

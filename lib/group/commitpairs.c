@@ -87,7 +87,7 @@ tmq_cpairs_check(const struct tmq_cpairs *pp, const struct tmq_topic *t,
 		    tmq_partition_end(t, pr->partition,
 		    &end[pr->partition], e) < 0) {
 			free(end);
-			return -1;
+			return tmq_fail_prefix(e, "%s", t->name);
 		}
 		if (pr->pos > (int64_t)end[pr->partition]) {
 			tmq_fail(&why, "partition %u: offset %lld is beyond the "

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "group.h"
 #include "notice.h"
 #include "groupsnapfile.h"
@@ -175,7 +176,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 		po[p].partition = p;
 		if (from_now && tmq_partition_end(t, p, &end, e) < 0) {
 			free(po);
-			return -1;
+			return tmq_fail_prefix(e, "%s", t->name);
 		}
 		po[p].offset = (int64_t)end;
 	}
@@ -185,7 +186,7 @@ tmq_group_create(int rootfd, const char *name, const struct tmq_topic *t,
 
 		if (tmq_pfiles_list(t->dirfd, -1, &pf, &n, e) < 0) {
 			free(po);
-			return -1;
+			return tmq_fail_prefix(e, "%s", t->name);
 		}
 		/* Sorted by partition, then FIRST: the first of each. */
 		for (i = 0; i < n; i++)

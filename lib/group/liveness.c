@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "dotdir.h"
 #include "escape.h"
 #include "grow.h"
@@ -454,7 +455,7 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 	struct dirent *d;
 	size_t cap = 0;
 	DIR *dir;
-	int fd;
+	int fd, got;
 
 	*tags = NULL;
 	*n = 0;
@@ -465,7 +466,7 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		close(fd);
 		return -1;
 	}
-	while ((d = readdir(dir)) != NULL) {
+	while ((got = tmq_dir_next(dir, &d)) > 0) {
 		unsigned long long tag;
 		char *end;
 
@@ -501,6 +502,14 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 		(*tags)[(*n)++] = (uint64_t)tag;
 	}
 	closedir(dir);
+	if (got < 0) {
+		/* (Those seen are dead all the same; the caller's sweep is
+		 * best effort, and this one is cut short.) */
+		free(*tags);
+		*tags = NULL;
+		*n = 0;
+		return -1;
+	}
 	return 0;
 }
 
@@ -620,9 +629,11 @@ listed_tags(int dfd, uint64_t **tags, size_t *n)
 	for (;;) {
 		unsigned long long tag;
 		char *end;
+		int got = tmq_dir_next(dir, &d);
 
-		errno = 0;
-		if ((d = readdir(dir)) == NULL)
+		if (got < 0)
+			goto fail;
+		if (got == 0)
 			break;
 		if (strncmp(d->d_name, "live.", 5) != 0 ||
 		    strlen(d->d_name) != 5 + 16 ||
@@ -635,8 +646,6 @@ listed_tags(int dfd, uint64_t **tags, size_t *n)
 			goto fail;
 		(*tags)[(*n)++] = (uint64_t)tag;
 	}
-	if (errno != 0)
-		goto fail;
 	closedir(dir);
 	qsort(*tags, *n, sizeof **tags, cmp_u64);
 	return 0;

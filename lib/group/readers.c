@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirlist.h"
 #include "group.h"
 #include "names.h"
 #include "partscan.h"
@@ -93,8 +94,10 @@ tmq_readers_load(int rootfd, const struct tmq_topic *t,
 		tmq_fail(e, "out of memory");
 		goto out;
 	}
-	if (tmq_pfiles_list(t->dirfd, -1, &files, &nf, e) < 0)
+	if (tmq_pfiles_list(t->dirfd, -1, &files, &nf, e) < 0) {
+		tmq_fail_prefix(e, "%s", t->name);
 		goto out;
+	}
 	for (i = 0; i < nf; i++)
 		if (files[i].partition < t->partitions)
 			newest[files[i].partition] = files[i].first;

@@ -601,7 +601,8 @@ still_last(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 
 	if (ap->locked) {
 		if (tmq_pfiles_list(a->topic->dirfd, p, &own, &n, e) < 0)
-			return -1;
+			return tmq_fail_prefix(e, "%s: partition %u",
+			    a->topic->name, p);
 		last = n > 0 && strcmp(own[n - 1].name, ap->name) == 0;
 		free(own);
 		return last;
@@ -624,7 +625,8 @@ still_last(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 		}
 		a->dl.stale = 1;
 		if (tmq_dirlist_refresh_part(&a->dl, -1, e) < 0)
-			return -1;
+			return tmq_fail_prefix(e, "%s: partition %u",
+			    a->topic->name, p);
 		a->listed_ok = age >= 0;
 		a->listed_mtim = st.st_mtim;
 	}

@@ -190,6 +190,7 @@ open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	r->winfrom = 0;
 	r->building = 1;
 	r->from0 = 1;
+	r->cut = 0;
 	tmq_tsmax_init(&r->mx, -INFINITY);
 	new_fd(r, open_name(r, r->files[i].name, e));
 	if (r->fd < 0)
@@ -221,6 +222,44 @@ jump(struct tmq_linereader *r, const struct tmq_pidx_ent *at,
 	return 0;
 }
 
+/* Does files[i] start where the file before it ends?  That one is
+ * counted from its index (partscan.h), for a seek that starts in files[i]
+ * has not read it.  0 when it does, when there is none before it, or when
+ * that one has gone since the listing (pruned); -1 otherwise. */
+static int
+chained(struct tmq_linereader *r, size_t i, struct tmq_error *e)
+{
+	const struct tmq_pfile *prev;
+	struct tmq_pidx x;
+	struct tmq_pscan sc;
+	int fd, how, how_was = r->how, rc;
+
+	if (i == 0 || i >= r->nfiles)
+		return 0;
+	prev = &r->files[i - 1];
+	/* (open_name sets how for the file it opens: keep ours.) */
+	fd = open_name(r, prev->name, e);
+	how = r->how;
+	r->how = how_was;
+	if (fd < 0)
+		return e->sys == ENOENT ? 0 :
+		    tmq_fail_prefix(e, "partition %u", r->partition);
+	tmq_pidx_init(&x, r->dirfd, prev, r->key_width);
+	rc = tmq_pscan_file(&x, fd, how, 0, 0, &sc);
+	if (rc < 0) {
+		if (errno == EINTR && tmq_stop)
+			tmq_fail(e, "interrupted");
+		else
+			tmq_fail_errno(e, "partition %u: %s", r->partition,
+			    prev->name);
+	}
+	tmq_pidx_free(&x);
+	close(fd);
+	if (rc < 0)
+		return -1;
+	return tmq_pfiles_chain(prev, sc.lines, sc.partial, &r->files[i], e);
+}
+
 /* Open files[i] and start where what is skipped (skip_to, skip_time)
  * ends, as near as its index knows. */
 static int
@@ -228,7 +267,11 @@ open_at(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 {
 	const struct tmq_pfile *f = &r->files[i];
 	struct tmq_pidx_ent at;
+	int known = r->chain_known;
 
+	r->chain_known = 0;
+	if (!known && chained(r, i, e) < 0)
+		return -1;
 	if (open_file(r, i, e) < 0)
 		return -1;
 	if (r->skip_time)
@@ -750,10 +793,18 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 				return -1;
 			r->start = r->end;
 			r->overlong = 0;
+			r->cut = 1;
 			if (keep)
 				return 1;
 			continue;
 		}
+		/* Read to its end: the next file starts where it ends, or
+		 * the offsets cannot be right. */
+		if (r->cur < r->nfiles && tmq_pfiles_chain(&r->files[r->cur],
+		    r->offset - r->files[r->cur].first, r->cut,
+		    &r->files[r->cur + 1], e) < 0)
+			return -1;
+		r->chain_known = 1;
 		if (open_next(r, r->cur + 1, 0, e) < 0)
 			return -1;
 	}
@@ -799,5 +850,6 @@ tmq_lr_cut_tail(struct tmq_linereader *r, struct tmq_line *l,
 		return -1;
 	r->start = r->end;
 	r->overlong = 0;
+	r->cut = 1;
 	return still;
 }

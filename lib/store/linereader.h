@@ -9,7 +9,10 @@
  * a newer file exists is an unterminated tail final; it is then returned
  * with a problem set, since it still takes up its offset.  A line that
  * holds a hole (holes.h) is returned with a problem that says the hole's
- * bytes and where they start: the hole itself is never read. */
+ * bytes and where they start: the hole itself is never read.
+ * A partition whose files do not chain (one starts where the one before it
+ * does not end: tmq_pfiles_chain) fails the read that meets it, the files
+ * named: its offsets cannot be right, and nothing is read past it. */
 #ifndef TMQ_LINEREADER_H
 #define TMQ_LINEREADER_H
 
@@ -72,6 +75,12 @@ struct tmq_linereader {
 	int building;		/* mx holds the times before lstart */
 	int from0;		/* counted from the file's first byte */
 	struct tmq_tsmax mx;
+	/* Each file must start where the one before it ends
+	 * (tmq_pfiles_chain): checked as a read goes on from one file to
+	 * the next, and, from the index of the file before, when a seek
+	 * starts in a file.  chain_known: the next open_at is such a going
+	 * on, checked already; cut: files[cur] ended in a line cut short. */
+	int chain_known, cut;
 };
 
 int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,

@@ -1,17 +1,10 @@
-/* partfile.c: naming and listing partition files (see partfile.h). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
+/* partfile.c: naming partition files (see partfile.h; listing them:
+ * dirlist.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fdlimit.h"
 #include "partfile.h"
-#include "grow.h"
-#include "regfile.h"
-#include "stop.h"
 
 /* Decimal without sign or leading zeros ("0" itself is fine). */
 static int
@@ -68,64 +61,21 @@ tmq_pfile_name(struct tmq_pfile *pf)
 	    pf->day, (unsigned long long)pf->first);
 }
 
-static int
-cmp_pfile(const void *a, const void *b)
-{
-	const struct tmq_pfile *x = a, *y = b;
-
-	if (x->partition != y->partition)
-		return x->partition < y->partition ? -1 : 1;
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	return x->day < y->day ? -1 : x->day > y->day;
-}
-
 int
-tmq_pfiles_list(int dirfd, long partition, struct tmq_pfile **out, size_t *n,
-    struct tmq_error *e)
+tmq_pfiles_chain(const struct tmq_pfile *prev, uint64_t lines, int cut,
+    const struct tmq_pfile *next, struct tmq_error *e)
 {
-	struct tmq_pfile *v = NULL, pf;
-	size_t cnt = 0, cap = 0, plen = 0;
-	char prefix[24];
-	struct dirent *de;
-	DIR *d;
-	int fd;
+	uint64_t end = 0;
 
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		int err = errno;
-
-		if (fd >= 0)
-			close(fd);
-		errno = err;
-		return tmq_fail(e, "cannot list the topic directory: %s%s",
-		    strerror(err), tmq_fd_hint(err));
-	}
-	if (partition >= 0)
-		plen = (size_t)snprintf(prefix, sizeof prefix, "%ld-", partition);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		/* One partition of thousands: most names differ at once. */
-		if (plen > 0 && memcmp(de->d_name, prefix, plen) != 0)
-			continue;
-		if (tmq_pfile_parse(de->d_name, &pf) < 0)
-			continue;
-		if (partition >= 0 && pf.partition != (unsigned long)partition)
-			continue;
-		if (tmq_grow(&v, &cap, cnt + 1, sizeof *v) < 0) {
-			free(v);
-			closedir(d);
-			return tmq_fail(e, "out of memory");
-		}
-		v[cnt++] = pf;
-	}
-	closedir(d);
-	if (cnt > 1)
-		qsort(v, cnt, sizeof *v, cmp_pfile);
-	*out = v;
-	*n = cnt;
-	return 0;
+	if (tmq_pfile_end(prev, lines, &end, e) < 0)
+		return -1;
+	if (end == next->first)
+		return 0;
+	return tmq_fail(e, "partition %u: %s starts at offset %llu, but %s "
+	    "before it ends at %llu%s: its files do not chain",
+	    next->partition, next->name, (unsigned long long)next->first,
+	    prev->name, (unsigned long long)end, cut ? " (its last line cut "
+	    "short)" : "");
 }
 
 int

@@ -26,6 +26,7 @@
 #include <xxhash.h>
 
 #include "directread.h"
+#include "dirlist.h"
 #include "dotdir.h"
 #include "escape.h"
 #include "fstype.h"
@@ -1157,7 +1158,7 @@ tmq_pidx_sweep(int dirfd)
 	struct stat st;
 	char pf[80];
 	DIR *d;
-	int dfd, fd, rc = 0;
+	int dfd, fd, rc = 0, got;
 
 	dfd = tmq_dot_open(dirfd, 0);
 	if (dfd < 0)
@@ -1169,7 +1170,7 @@ tmq_pidx_sweep(int dirfd)
 		close(dfd);
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
+	while ((got = tmq_dir_next(d, &de)) > 0) {
 		const char *s = de->d_name;
 		size_t n, u;
 		int tmp;
@@ -1201,6 +1202,8 @@ tmq_pidx_sweep(int dirfd)
 		    errno != EISDIR && errno != EPERM)
 			rc = -1;
 	}
+	if (got < 0)
+		rc = -1;	/* (a sweep cut short: the rest waits) */
 	closedir(d);
 	close(dfd);
 	return rc;

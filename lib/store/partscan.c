@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "directread.h"
+#include "dirlist.h"
 #include "holes.h"
 #include "keys.h"
 #include "monoclock.h"
@@ -289,7 +290,7 @@ range_tail(const struct tmq_topic *t, unsigned partition, uint64_t *first,
 	int rc;
 
 	if (tmq_pfiles_list(t->dirfd, partition, &files, &n, e) < 0)
-		return -1;
+		return tmq_fail_prefix(e, "partition %u", partition);
 	if (n == 0) {
 		*first = *end = 0;
 		return 0;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "directread.h"
+#include "dirlist.h"
 #include "dotdir.h"
 #include "filelock.h"
 #include "holes.h"
@@ -481,7 +482,7 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 		return tmq_fail(e, "%s: a consumer group's log, not a topic",
 		    t->name);
 	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0)
-		return -1;
+		return tmq_fail_prefix(e, "%s", t->name);
 	go = calloc(n + 1, sizeof *go);
 	ends = calloc(n + 1, sizeof *ends);
 	held = calloc(n + 1, sizeof *held);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "modes.h"
 #include "replace.h"
 
@@ -209,7 +210,9 @@ tmq_tmp_sweep(int dirfd, const char *name)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)) != NULL)
+	/* (A read that fails ends the sweep: what it did not see stays,
+	 * for the next one; nothing is concluded from its absence.) */
+	while (tmq_dir_next(d, &de) > 0)
 		if (tmq_tmp_is(de->d_name, name))
 			tmq_tmp_drop_stale(dirfd, de->d_name);
 	closedir(d);

@@ -93,6 +93,19 @@ tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e)
 }
 
 int
+tmq_root_fail_prefix(const char *opt, struct tmq_error *e)
+{
+	struct tmq_error pe;
+	char *path;
+
+	if (tmq_root_path(opt, &path, &pe) < 0)
+		return -1;
+	tmq_fail_prefix(e, "%s", path);
+	free(path);
+	return -1;
+}
+
+int
 tmq_root_open_opt(const char *opt, int create, int *fd, struct tmq_error *e)
 {
 	char *path;

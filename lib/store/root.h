@@ -13,5 +13,8 @@ int tmq_root_open(const char *path, int create, int *fd, struct tmq_error *e);
 /* Both at once: the root that opt (or the environment) names, opened. */
 int tmq_root_open_opt(const char *opt, int create, int *fd,
     struct tmq_error *e);
+/* Name the root that opt (or the environment) names before e's message
+ * ("ROOT: cannot read the root: ..."); -1, for `return`. */
+int tmq_root_fail_prefix(const char *opt, struct tmq_error *e);
 
 #endif

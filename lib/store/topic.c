@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "dirlist.h"
 #include "escape.h"
 #include "jsontext.h"
 #include "keys.h"
@@ -352,7 +353,7 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 	char **v = NULL;
 	size_t len, cnt = 0, cap = 0;
 	DIR *d;
-	int fd;
+	int fd, got;
 
 	fd = dup(rootfd);
 	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
@@ -361,7 +362,7 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 		return tmq_fail_errno(e, "cannot read the root");
 	}
 	rewinddir(d);
-	while ((de = readdir(d)) != NULL) {
+	while ((got = tmq_dir_next(d, &de)) > 0) {
 		char *nm;
 		int isg;
 
@@ -386,6 +387,14 @@ tmq_topic_names(int rootfd, int groups, char ***names, size_t *n,
 			continue;
 		}
 		v[cnt++] = nm;
+	}
+	if (got < 0) {
+		int err = errno;
+
+		closedir(d);
+		tmq_names_free(v, cnt);
+		errno = err;
+		return tmq_fail_errno(e, "cannot read the root");
 	}
 	closedir(d);
 	if (cnt > 1)

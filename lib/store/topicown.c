@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirlist.h"
 #include "dotdir.h"
 #include "escape.h"
 #include "topicown.h"
@@ -112,17 +113,20 @@ scan_dot(int fd, struct tmq_foreign *f, struct tmq_error *e)
 {
 	struct dirent *de;
 	DIR *d = list(fd);
+	int got;
 
 	if (d == NULL)
 		return tmq_fail_errno(e, "cannot read " DOT);
-	while ((de = readdir(d)) != NULL) {
+	while ((got = tmq_dir_next(d, &de)) > 0) {
 		if (dot(de))
 			continue;
 		if (is_dir(fd, de) == 1)
 			add(f, DOT "/", de->d_name);
 	}
+	if (got < 0)
+		tmq_fail_errno(e, "cannot read " DOT);
 	closedir(d);
-	return 0;
+	return got < 0 ? -1 : 0;
 }
 
 int
@@ -130,12 +134,12 @@ tmq_own_scan(int dirfd, struct tmq_foreign *f, struct tmq_error *e)
 {
 	struct dirent *de;
 	DIR *d = list(dirfd);
-	int fd, rc = 0;
+	int fd, rc = 0, got = 0;
 
 	memset(f, 0, sizeof *f);
 	if (d == NULL)
 		return tmq_fail_errno(e, "cannot read the directory");
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	while (rc == 0 && (got = tmq_dir_next(d, &de)) > 0) {
 		if (dot(de))
 			continue;
 		if (strcmp(de->d_name, DOT) == 0) {
@@ -157,6 +161,8 @@ tmq_own_scan(int dirfd, struct tmq_foreign *f, struct tmq_error *e)
 		    is_dir(dirfd, de) == 1)
 			add(f, "", de->d_name);
 	}
+	if (rc == 0 && got < 0)
+		rc = tmq_fail_errno(e, "cannot read the directory");
 	closedir(d);
 	return rc;
 }
@@ -191,7 +197,7 @@ remove_dot(int topicfd, const char *shown, struct tmq_foreign *f,
 	struct dirent *de;
 	unsigned before = f->n;
 	DIR *d;
-	int fd, r, rc = 0;
+	int fd, r, rc = 0, got = 0;
 
 	fd = tmq_dot_open(topicfd, 0);
 	if (fd < 0) {
@@ -213,7 +219,7 @@ remove_dot(int topicfd, const char *shown, struct tmq_foreign *f,
 		close(fd);
 		return rc;
 	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	while (rc == 0 && (got = tmq_dir_next(d, &de)) > 0) {
 		if (dot(de))
 			continue;
 		r = unlink_file(fd, de->d_name);
@@ -224,6 +230,8 @@ remove_dot(int topicfd, const char *shown, struct tmq_foreign *f,
 		else
 			(*removed)++;
 	}
+	if (rc == 0 && got < 0)
+		rc = tmq_fail_errno(e, "cannot read %s/" DOT, shown);
 	closedir(d);
 	close(fd);
 	if (rc == 0 && f->n == before) {
@@ -244,11 +252,11 @@ remove_pass(int fd, const char *shown, struct tmq_foreign *f,
 {
 	struct dirent *de;
 	DIR *d = list(fd);
-	int r, rc = 0;
+	int r, rc = 0, got = 0;
 
 	if (d == NULL)
 		return tmq_fail_errno(e, "cannot read %s", shown);
-	while (rc == 0 && (de = readdir(d)) != NULL) {
+	while (rc == 0 && (got = tmq_dir_next(d, &de)) > 0) {
 		if (dot(de))
 			continue;
 		if (strcmp(de->d_name, DOT) == 0) {
@@ -273,6 +281,8 @@ remove_pass(int fd, const char *shown, struct tmq_foreign *f,
 		else
 			(*removed)++;
 	}
+	if (rc == 0 && got < 0)
+		rc = tmq_fail_errno(e, "cannot read %s", shown);
 	closedir(d);
 	return rc;
 }

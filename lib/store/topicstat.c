@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "directread.h"
+#include "dirlist.h"
 #include "holes.h"
 #include "partindex.h"
 #include "partscan.h"
@@ -50,6 +51,7 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 	if (tmq_pfile_end(&fs->pf, sc.lines - (uint64_t)sc.partial, &fs->end,
 	    e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
+	fs->partial = sc.partial;
 	fs->holes = sc.holes;
 	fs->has_first_ts = sc.has_first_ts;
 	fs->first_ts = sc.first_ts;
@@ -105,7 +107,7 @@ stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
 		return tmq_fail(e, "out of memory");
 	if (tmq_pfiles_list(t->dirfd, -1, &files, &n, e) < 0) {
 		free(ps);
-		return -1;
+		return tmq_fail_prefix(e, "%s", t->name);
 	}
 	for (p = 0; p < t->partitions; p++)
 		ps[p].partition = p;
@@ -143,6 +145,25 @@ stat_all(const struct tmq_topic *t, int each, struct tmq_partstat **out,
 				break;
 			}
 			s->bytes += s->files[k].bytes;
+			/* Each file starts where the one before it ends. */
+			if (k > 0 && tmq_pfiles_chain(&s->files[k - 1].pf,
+			    s->files[k - 1].end - s->files[k - 1].pf.first +
+			    (uint64_t)s->files[k - 1].partial,
+			    s->files[k - 1].partial, &s->files[k].pf, e) < 0) {
+				tmq_fail_prefix(e, "%s", t->name);
+				if (!each)
+					goto bad;
+				if ((s->problem = strdup(e->msg)) == NULL) {
+					tmq_fail(e, "out of memory");
+					goto bad;
+				}
+				free(s->files);
+				s->files = NULL;
+				s->nfiles = 0;
+				s->bytes = 0;
+				nbad++;
+				break;
+			}
 		}
 		if (s->nfiles == 0)
 			continue;

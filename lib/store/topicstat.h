@@ -11,6 +11,8 @@
 struct tmq_filestat {
 	struct tmq_pfile pf;
 	uint64_t end;		/* one past the last complete line */
+	int partial;		/* a last line without its newline follows:
+				 * it takes offset end all the same */
 	uint64_t bytes;
 	/* The times of the first and the last complete line, each set only
 	 * when that line's time could be read. */
@@ -26,7 +28,9 @@ struct tmq_partstat {
 	struct tmq_filestat *files;
 	size_t nfiles;
 	char *problem;		/* tmq_topic_stat_each: why it could not be
-				 * read (its figures are then 0), or NULL */
+				 * read, or why its files cannot be right
+				 * (they do not chain: tmq_pfiles_chain);
+				 * its figures are then 0; or NULL */
 	char *damage;		/* "TOPIC: partition P: FILE: N bytes of holes
 				 * at byte X skipped" when its files have
 				 * holes (its figures stand), or NULL */
