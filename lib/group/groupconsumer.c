@@ -370,7 +370,9 @@ tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition)
 	return 0;
 }
 
-/* Commit what is pending, as the state stands. */
+/* Commit what is pending, as the state stands: 0, 1 when a member wrote
+ * nothing as the log showed a rebalance ended in lines it has yet to read
+ * (tmq_member_commit), -1 on an error. */
 static int
 commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
@@ -401,8 +403,19 @@ commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 			po[n].partition = p;
 			po[n++].offset = gc->delivered[p];
 		}
-	rc = tmq_group_commit(gc->is_member ? &gc->mb.g : &gc->g,
-	    gc->is_member ? gc->mb.id : 0, po, n, e);
+	/* A member's commits are fenced by the log (groupfence.h): of
+	 * partitions it holds as the log says just before they go in, never
+	 * below what is committed there.  When a rebalance closed in lines
+	 * it has yet to read, none is written: they are tried again once it
+	 * has read them (and given up what it lost). */
+	if (gc->is_member)
+		rc = tmq_member_commit(&gc->mb, po, n, e);
+	else
+		rc = tmq_group_commit(&gc->g, 0, po, n, e);
+	if (rc == 1) {
+		free(po);
+		return 1;
+	}
 	if (rc == 0)
 		for (p = 0; p < gc->nparts; p++)
 			if (gc->delivered[p] >= 0)
@@ -411,15 +424,26 @@ commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 	return rc;
 }
 
+/* How often a commit is tried again after the log showed a rebalance
+ * ended in lines the member had yet to read (each read first). */
+#define COMMIT_TRIES 4
+
 int
 tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
+	int rc = 0, tries;
+
 	/* After a stop we may have lost partitions: read the log first, so
 	 * that what we commit is still ours.  (on_assign and on_offer, which
 	 * run while the member reads the log, commit with commit_now.) */
 	if (tmq_gc_due(gc) && tmq_gc_poll(gc, e) < 0)
-		return -1;
-	return commit_now(gc, e);
+		rc = -1;
+	for (tries = 1; rc == 0; tries++) {
+		if ((rc = commit_now(gc, e)) <= 0 || tries == COMMIT_TRIES)
+			break;
+		rc = tmq_gc_poll(gc, e) < 0 ? -1 : 0;
+	}
+	return rc < 0 ? -1 : 0;
 }
 
 int

@@ -1,0 +1,90 @@
+#!/usr/bin/env bats
+# t0411-fence: a member commits only partitions the group log gives it, as
+# the log stands just before its commit goes in, and never below what is
+# committed there (tmq-get(1), Fencing): a member on a slow disk that reads
+# the end of a rebalance late does not commit what it gave up after its new
+# owner committed further.  And a member holds a bounded number of
+# descriptors, whatever its partitions (tmq(7)).
+#
+# Every wait polls for a condition (test_helper's wait_for).
+
+load test_helper
+
+eval "helper_$(declare -f setup)"
+setup() {
+	helper_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+teardown() {
+	end_bg KILL
+}
+
+require_strace() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true ||
+	    skip "strace cannot trace here (ptrace not permitted)"
+	strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_enter=1 \
+	    true || skip "this strace cannot delay system calls (inject=)"
+}
+
+# no_backwards [GROUP]: no member's commit in the log is below the offset
+# committed for its partition before it.
+no_backwards() {
+	tmq-dump -J -- "--group--${1:-G}" >"$BATS_TEST_TMPDIR/log.jsonl"
+	python3 "$BATS_TEST_DIRNAME/group-backwards.py" <"$BATS_TEST_TMPDIR/log.jsonl"
+}
+
+is_committed() {
+	[ "$(committed "${2:-G}")" = "$1" ]
+}
+
+# A reader that takes its input slowly (4 KiB every 20 ms), as a pipe to a
+# busy program does: what the member printed is taken long after.
+SLOW_READER='import sys, time
+while True:
+    b = sys.stdin.buffer.read1(4096)
+    if not b:
+        break
+    sys.stdout.buffer.write(b)
+    sys.stdout.flush()
+    time.sleep(0.02)'
+
+@test "a member whose reads are slow does not commit what it gave up after its new owner committed further" {
+	require_strace
+	tmq-topic create -p 2 ev
+	seq 1 20000 | awk '{ printf "%d %0100d\n", $1 % 2, $1 }' | tmq-put -K ' ' ev
+	# Member 1: every read and pread of it 150 ms late (its disk is
+	# slow), its output taken slowly.  member1.pid is tmq-get's own.
+	start_bg m1 bash -c 'strace -f -qq -o /dev/null -e trace=read,pread64 \
+	    -e inject=read,pread64:delay_enter=150000 \
+	    bash -c "echo \$\$ >member1.pid; exec tmq-get -g G --window 1 --commit -f ev" |
+	    python3 -c "$0" >m1.data' "$SLOW_READER"
+	wait_for test -s member1.pid
+	track "$(cat member1.pid)"
+	# It holds both partitions and has printed some of them.
+	wait_for settled 1 2
+	wait_for test -s m1.data
+	# Member 2 joins: the rebalance gives it one partition, which it
+	# reads to its end and commits while member 1 still reads the log.
+	start_member m2 --commit
+	wait_for settled 2 2
+	wait_for is_committed "0=10000 1=10000"
+	# Member 1 commits what it keeps, never what it gave up.
+	run no_backwards
+	assert_success
+	assert_output ""
+	# Both go cleanly; the group resumes from the higher offsets.
+	stop_bg m2
+	kill -TERM "$(cat member1.pid)"
+	wait "$(cat m1.pid)"
+	assert_equal "$(cat m1.err)" ""
+	run no_backwards
+	assert_success
+	assert_output ""
+	run is_committed "0=10000 1=10000"
+	assert_success
+	run --separate-stderr tmq-get -g G --window 1 ev
+	assert_success
+	assert_output ""
+}
