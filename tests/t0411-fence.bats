@@ -88,3 +88,38 @@ while True:
 	assert_success
 	assert_output ""
 }
+
+# total_committed [GROUP]: the sum of the committed offsets.
+total_committed() {
+	committed "${1:-G}" | tr ' ' '\n' | awk -F= '{ s += $2 } END { print s + 0 }'
+}
+
+is_total_committed() {
+	[ "$(total_committed "$2")" = "$1" ]
+}
+
+# Run the rest with 20 descriptors, those inherited (beyond 0, 1 and 2)
+# closed first.
+FEW_FDS='for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ulimit -n 20'
+
+@test "a member on 256 partitions reads and commits them all with 20 descriptors, and so do two" {
+	tmq-topic create -p 256 ev
+	seq 1 2000 | awk '{ print $1 " m" $1 }' | tmq-put -K ' ' ev
+	run --separate-stderr bash -c "$FEW_FDS; exec tmq-get -g G --window 1 --commit ev"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "${#lines[@]}" 2000
+	assert_equal "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" 2000
+	assert_equal "$(total_committed)" 2000
+	# Two following members share them, committing as they go.
+	start_bg a bash -c "$FEW_FDS; exec tmq-get -g H --window 1 --commit -f ev"
+	start_bg b bash -c "$FEW_FDS; exec tmq-get -g H --window 1 --commit -f ev"
+	wait_for settled 2 256 H
+	wait_for is_total_committed 2000 H
+	stop_bg a
+	stop_bg b
+	assert_equal "$(sort -u a.out b.out | wc -l)" 2000
+	run --separate-stderr tmq-get -g H --window 1 ev
+	assert_success
+	assert_output ""
+}

@@ -9,12 +9,57 @@
 #include <unistd.h>
 
 #include "dotdir.h"
+#include "fdlimit.h"
 #include "groupconsumer.h"
 #include "grow.h"
 #include "modes.h"
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
+
+/* The reserve of descriptors (groupconsumer.h): taken back once the
+ * group's work is done, the sources giving theirs up for it as need be
+ * (best effort: a reserve cut short leaves the group's work the
+ * descriptors there are). */
+static void
+reserve_take(struct tmq_gconsumer *gc)
+{
+	int fd;
+
+	while (gc->nreserve < TMQ_GC_RESERVE) {
+		fd = fcntl(gc->c->topics[gc->topic].dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			if (!tmq_fd_exhausted(errno) ||
+			    tmq_consumer_spare_fd(gc->c) < 0)
+				return;
+			continue;
+		}
+		gc->reserve[gc->nreserve++] = fd;
+	}
+}
+
+static void
+reserve_drop(struct tmq_gconsumer *gc)
+{
+	while (gc->nreserve > 0)
+		close(gc->reserve[--gc->nreserve]);
+}
+
+/* Around the group's work (its log read, written, its locks): the
+ * reserve is free meanwhile. */
+static void
+group_enter(struct tmq_gconsumer *gc)
+{
+	if (gc->depth++ == 0)
+		reserve_drop(gc);
+}
+
+static void
+group_leave(struct tmq_gconsumer *gc)
+{
+	if (--gc->depth == 0)
+		reserve_take(gc);
+}
 
 static int
 setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
@@ -164,6 +209,9 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 	for (s = 0; s < c->nsrc; s++)
 		keep[c->src[s].partition] = tmq_consumer_position(c, s);
 	tmq_consumer_clear_sources(c);
+	/* The sources take what descriptors there are, less the reserve
+	 * that the rest of the group's work needs. */
+	reserve_take(gc);
 	for (i = 0; i < n; i++) {
 		p = parts[i];
 		if (tmq_consumer_add_source(c, gc->topic, p, e) < 0)
@@ -190,9 +238,11 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 			gc->delivered[p] = gc->sent[p] = -1;
 	drop_marks(gc, held);
 	gc->generation++;
+	reserve_drop(gc);
 	free(keep);
 	return 0;
 bad:
+	reserve_drop(gc);
 	free(keep);
 	return -1;
 }
@@ -224,7 +274,10 @@ tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	gc->mb.on_assign = on_assign;
 	gc->mb.on_offer = on_offer;
 	gc->mb.arg = gc;
-	return watch_log(gc, rootfd, group, e);
+	if (watch_log(gc, rootfd, group, e) < 0)
+		return -1;
+	reserve_take(gc);
+	return 0;
 }
 
 int
@@ -283,6 +336,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		if (rc < 0)
 			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
+	reserve_take(gc);
 	return 0;
 }
 
@@ -433,6 +487,7 @@ tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
 	int rc = 0, tries;
 
+	group_enter(gc);
 	/* After a stop we may have lost partitions: read the log first, so
 	 * that what we commit is still ours.  (on_assign and on_offer, which
 	 * run while the member reads the log, commit with commit_now.) */
@@ -443,13 +498,21 @@ tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 			break;
 		rc = tmq_gc_poll(gc, e) < 0 ? -1 : 0;
 	}
+	group_leave(gc);
 	return rc < 0 ? -1 : 0;
 }
 
 int
 tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
-	return gc->is_member ? tmq_member_poll(&gc->mb, e) : 0;
+	int rc;
+
+	if (!gc->is_member)
+		return 0;
+	group_enter(gc);
+	rc = tmq_member_poll(&gc->mb, e);
+	group_leave(gc);
+	return rc;
 }
 
 int
@@ -469,16 +532,19 @@ tmq_gc_finish(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
 	int rc = 0;
 
+	group_enter(gc);
 	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
 		rc = -1;
 	if (gc->is_member && tmq_member_leave(&gc->mb, rc < 0 ? NULL : e) < 0)
 		rc = -1;
+	group_leave(gc);
 	return rc;
 }
 
 void
 tmq_gc_close(struct tmq_gconsumer *gc)
 {
+	reserve_drop(gc);
 	if (gc->is_member)
 		tmq_member_close(&gc->mb);
 	if (gc->g.name != NULL)
