@@ -89,6 +89,38 @@ while True:
 	assert_output ""
 }
 
+@test "a member never commits below what tmq-commit committed; the group resumes there" {
+	tmq-topic create ev
+	seq 0 1999 | tmq-put ev
+	# The member's reader takes one line, then another once told (bash's
+	# read takes a pipe byte by byte: taken is exactly what it read).
+	start_bg m bash -c 'bash -c "echo \$\$ >member.pid; exec tmq-get -g G --window 1 --commit -f ev" |
+	    { read -r l; echo "$l" >first; until [ -e go ]; do sleep 0.05; done
+	      read -r l; echo "$l" >second; exec sleep 1000; }'
+	wait_for test -s member.pid
+	track "$(cat member.pid)"
+	wait_for is_committed "0=1"
+	# A later step of a pipeline says the group is done up to 1499.
+	tmq-commit G 0 1499
+	run is_committed "0=1500"
+	assert_success
+	# The member's reader takes one more line: the member has 2 to
+	# commit, below 1500, and commits nothing of it, then or as it goes.
+	touch go
+	wait_for test -s second
+	assert_equal "$(cat second)" 1
+	kill -TERM "$(cat member.pid)"
+	wait_for gone "$(cat member.pid)"
+	run no_backwards
+	assert_success
+	assert_output ""
+	run is_committed "0=1500"
+	assert_success
+	run --separate-stderr tmq-get -g G --window 1 -n 1 ev
+	assert_success
+	assert_output 1500
+}
+
 # total_committed [GROUP]: the sum of the committed offsets.
 total_committed() {
 	committed "${1:-G}" | tr ' ' '\n' | awk -F= '{ s += $2 } END { print s + 0 }'
