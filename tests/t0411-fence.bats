@@ -121,6 +121,39 @@ while True:
 	assert_output 1500
 }
 
+@test "a member stopped as it holds the fence lock holds up no rebalance and no commit of the others" {
+	tmq-topic create -p 2 ev
+	seq 1 200 | awk '{ print $1 % 2 " m" $1 }' | tmq-put -K ' ' ev
+	start_member a --commit
+	wait_for settled 1 2
+	# Someone holds the lock and never lets go (as a member stopped mid-
+	# commit would): a POSIX lock, which open file description locks
+	# respect.
+	start_bg holder python3 -c '
+import fcntl, sys, time
+f = open(sys.argv[1], "r+")
+fcntl.lockf(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close()
+time.sleep(1000)' "$TMQ_ROOT/--group--G/.tmq/fence" held
+	wait_for test -e held
+	start_member b --commit
+	wait_for settled 2 2
+	seq 201 400 | awk '{ print $1 % 2 " m" $1 }' | tmq-put -K ' ' ev
+	wait_for is_total_committed 400
+	run no_backwards
+	assert_success
+	# Each says once that it went on without the lock.
+	for m in a b; do
+		kill -TERM "$(cat "$m.pid")"
+		rc=0
+		wait "$(cat "$m.pid")" || rc=$?
+		run cat "$m.err"
+		assert_equal "$rc" 0
+		assert_line --partial "group G: --group--G/.tmq/fence held for over 2000 ms (a member stopped as it committed?): going on without it"
+		assert_equal "${#lines[@]}" 1
+	done
+}
+
 # total_committed [GROUP]: the sum of the committed offsets.
 total_committed() {
 	committed "${1:-G}" | tr ' ' '\n' | awk -F= '{ s += $2 } END { print s + 0 }'

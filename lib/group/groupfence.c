@@ -69,7 +69,26 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 		if (f->lockfd < 0)
 			return no_lock(f, g, why.msg);
 	}
-	if (tmq_file_lock(f->lockfd, F_WRLCK) < 0) {
+	/* After a wait that ran out, one try a time until the lock comes
+	 * again. */
+	if (tmq_file_lock_for(f->lockfd, F_WRLCK, f->waited_out ? 0 :
+	    TMQ_GFENCE_WAIT_MS) < 0) {
+		if (errno == EAGAIN) {
+			/* Its holder is stopped or hung mid-commit: no member
+			 * waits on it for longer (said once). */
+			if (!f->said_wait && g->notice != NULL) {
+				char msg[TMQ_NAME_MAX * 2 + 160];
+
+				snprintf(msg, sizeof msg, "group %s: %s/"
+				    TMQ_DOT_DIR "/" FENCE_NAME " held for over "
+				    "%d ms (a member stopped as it committed?): "
+				    "going on without it", g->name, g->log.name,
+				    TMQ_GFENCE_WAIT_MS);
+				g->notice(g->notice_arg, msg);
+			}
+			f->said_wait = f->waited_out = 1;
+			return 0;
+		}
 		if (errno == EINTR)
 			return tmq_fail(e, "group %s: nothing committed: told to "
 			    "stop while another member held %s/" TMQ_DOT_DIR
@@ -81,6 +100,7 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 		    TMQ_DOT_DIR "/" FENCE_NAME, g->name, g->log.name);
 	}
 	f->locked = 1;
+	f->waited_out = 0;
 	return 0;
 }
 

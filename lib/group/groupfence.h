@@ -11,7 +11,10 @@
  * .tmq/fence (filelock.h, so it holds between machines too): a member
  * holds it around the look at the log's unread lines and its commit, and
  * around each ENDREBAL it writes, the one line that moves partitions.
- * The TwainMQ library neither takes it nor minds it. */
+ * The TwainMQ library neither takes it nor minds it.  No member waits for
+ * it longer than TMQ_GFENCE_WAIT_MS: one stopped or hung while it holds it
+ * holds up no other's commits and rebalances (they go on without it, and
+ * say so once). */
 #ifndef TMQ_GROUPFENCE_H
 #define TMQ_GROUPFENCE_H
 
@@ -20,10 +23,14 @@
 #include "group.h"
 #include "linereader.h"
 
+#define TMQ_GFENCE_WAIT_MS 2000
+
 struct tmq_gfence {
 	int lockfd;			/* .tmq/fence, or -1 */
 	int locked;			/* lockfd is locked by us */
 	int unlockable;			/* no lock to be had: said once */
+	int waited_out;			/* the last wait ran out */
+	int said_wait;			/* (said once) */
 	struct tmq_linereader lr;	/* the log's lines past the state */
 	int lr_open;
 	int64_t *tail;			/* committed per partition in those */
