@@ -24,20 +24,14 @@ tmq_gfence_init(struct tmq_gfence *f)
 	f->lockfd = -1;
 }
 
-/* No lock to be had: said once, and the commits are fenced by the log
- * alone (a look at it just before the commit still catches all but a
- * rebalance closed in between). */
+/* No lock to be had (a .tmq the member cannot write, or a filesystem
+ * without locks): the commits are fenced by the log alone, a look at it
+ * just before the commit catching all but a rebalance ended in between.
+ * Not said: a .tmq of that kind costs the member its liveness lock too,
+ * and that it says. */
 static int
-no_lock(struct tmq_gfence *f, struct tmq_group *g, const char *why)
+no_lock(struct tmq_gfence *f)
 {
-	char msg[sizeof ((struct tmq_error *)0)->msg + 160];
-
-	if (!f->unlockable && g->notice != NULL) {
-		snprintf(msg, sizeof msg, "group %s: no fence lock (%s): "
-		    "commits are checked against the log without it",
-		    g->name, why);
-		g->notice(g->notice_arg, msg);
-	}
 	f->unlockable = 1;
 	return 0;
 }
@@ -53,11 +47,8 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 	if (f->unlockable)
 		return 0;
 	if (f->lockfd < 0) {
-		snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR, g->log.name);
-		if ((dfd = tmq_dot_open(g->log.dirfd, 1)) < 0) {
-			tmq_dot_fail(g->log.dirfd, shown, &why);
-			return no_lock(f, g, why.msg);
-		}
+		if ((dfd = tmq_dot_open(g->log.dirfd, 1)) < 0)
+			return no_lock(f);
 		/* Never a FIFO or a link planted there (regfile.h). */
 		snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/" FENCE_NAME,
 		    g->log.name);
@@ -67,7 +58,7 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 			tmq_mode_follow(dfd, f->lockfd);
 		close(dfd);
 		if (f->lockfd < 0)
-			return no_lock(f, g, why.msg);
+			return no_lock(f);
 	}
 	/* After a wait that ran out, one try a time until the lock comes
 	 * again. */
@@ -95,7 +86,7 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 			    "/" FENCE_NAME, g->name, g->log.name);
 		if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
 		    errno == ENOSYS)
-			return no_lock(f, g, strerror(errno));
+			return no_lock(f);
 		return tmq_fail_errno(e, "group %s: cannot lock %s/"
 		    TMQ_DOT_DIR "/" FENCE_NAME, g->name, g->log.name);
 	}

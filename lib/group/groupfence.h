@@ -39,9 +39,9 @@ struct tmq_gfence {
 };
 
 void tmq_gfence_init(struct tmq_gfence *f);
-/* Take g's fence lock, waiting for it (as filelock.h waits).  A log where
+/* Take g's fence lock, waiting TMQ_GFENCE_WAIT_MS at most.  A log where
  * no lock can be had (a read-only .tmq, a filesystem without locks) is
- * said once through g's notice and fenced without one. */
+ * fenced without one. */
 int tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
     struct tmq_error *e);
 void tmq_gfence_unlock(struct tmq_gfence *f);
