@@ -167,7 +167,7 @@ is_total_committed() {
 # closed first.
 FEW_FDS='for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; ulimit -n 20'
 
-@test "a member on 256 partitions reads and commits them all with 20 descriptors, and so do two" {
+@test "a member on 256 partitions reads and commits them all with 20 descriptors, and so do three, one killed" {
 	tmq-topic create -p 256 ev
 	seq 1 2000 | awk '{ print $1 " m" $1 }' | tmq-put -K ' ' ev
 	run --separate-stderr bash -c "$FEW_FDS; exec tmq-get -g G --window 1 --commit ev"
@@ -179,11 +179,15 @@ FEW_FDS='for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; 
 	# Two following members share them, committing as they go.
 	start_bg a bash -c "$FEW_FDS; exec tmq-get -g H --window 1 --commit -f ev"
 	start_bg b bash -c "$FEW_FDS; exec tmq-get -g H --window 1 --commit -f ev"
+	# A third joins, and is killed: its partitions come back to them.
+	start_bg c bash -c "$FEW_FDS; exec tmq-get -g H --window 1 --commit -f ev"
+	wait_for settled 3 256 H
+	stop_bg c KILL
 	wait_for settled 2 256 H
 	wait_for is_total_committed 2000 H
 	stop_bg a
 	stop_bg b
-	assert_equal "$(sort -u a.out b.out | wc -l)" 2000
+	assert_equal "$(sort -u a.out b.out c.out | wc -l)" 2000
 	run --separate-stderr tmq-get -g H --window 1 ev
 	assert_success
 	assert_output ""

@@ -24,18 +24,38 @@
 static void
 reserve_take(struct tmq_gconsumer *gc)
 {
-	int fd;
+	int fd, room[TMQ_GC_ROOM];
+	unsigned n = 0;
 
 	while (gc->nreserve < TMQ_GC_RESERVE) {
 		fd = fcntl(gc->c->topics[gc->topic].dirfd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			if (!tmq_fd_exhausted(errno) ||
 			    tmq_consumer_spare_fd(gc->c) < 0)
-				return;
+				break;
 			continue;
 		}
 		gc->reserve[gc->nreserve++] = fd;
 	}
+	/* And TMQ_GC_ROOM more, let go at once: a source then has what it
+	 * opens at once (its file, its index and the folder of that) when
+	 * no other source holds a descriptor to give up (all were just
+	 * closed for a new share).  Where there is not that much, the
+	 * reserve makes room. */
+	while (n < TMQ_GC_ROOM) {
+		fd = fcntl(gc->c->topics[gc->topic].dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0)
+			room[n++] = fd;
+		else if (!tmq_fd_exhausted(errno))
+			break;
+		else if (tmq_consumer_spare_fd(gc->c) < 0) {
+			if (gc->nreserve == 0)
+				break;
+			close(gc->reserve[--gc->nreserve]);
+		}
+	}
+	while (n > 0)
+		close(room[--n]);
 }
 
 static void

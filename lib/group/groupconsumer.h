@@ -21,7 +21,10 @@ struct tmq_gmark {
  * locks, a snapshot, a sweep of dead members' files): its sources give
  * theirs up to leave these (tmq(7): a member needs no descriptor a
  * partition). */
-#define TMQ_GC_RESERVE 8
+#define TMQ_GC_RESERVE 6
+/* Descriptors left free beside it, for a source to open (groupconsumer.c):
+ * with those, 20 serve a member of any number of partitions. */
+#define TMQ_GC_ROOM 3
 
 struct tmq_gconsumer {
 	struct tmq_consumer *c;
