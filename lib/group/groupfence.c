@@ -81,7 +81,7 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 			return 0;
 		}
 		if (errno == EINTR)
-			return tmq_fail(e, "group %s: nothing committed: told to "
+			return tmq_fail(e, "group %s: nothing written: told to "
 			    "stop while another member held %s/" TMQ_DOT_DIR
 			    "/" FENCE_NAME, g->name, g->log.name);
 		if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
