@@ -429,7 +429,7 @@ print([(m["key"], m["type"][9:]) for m in log])' "$BATS_TEST_TMPDIR/log.jsonl" "
 # only_own_lock: G's .tmq holds one member's lock file (and the -P lock).
 only_own_lock() {
 	local left
-	left=$(ls -A -- "$TMQ_ROOT/--group--G/.tmq" | grep -vx lock)
+	left=$(ls -A -- "$TMQ_ROOT/--group--G/.tmq" | grep -vxE "lock|fence")
 	[[ $left =~ ^live\.[0-9a-f]{16}$ ]]
 }
 

@@ -176,6 +176,12 @@ spare_fd(void *arg)
 }
 
 int
+tmq_consumer_spare_fd(struct tmq_consumer *c)
+{
+	return spare_fd(c);
+}
+
+int
 tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
     size_t *index, struct tmq_error *e)
 {

@@ -100,6 +100,9 @@ int tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
 /* The offset the next message of source i will have (what was read ahead
  * but not yet returned counts as not read). */
 uint64_t tmq_consumer_position(const struct tmq_consumer *c, size_t i);
+/* Close the file of one source (a quiet one first), to be opened again
+ * when it is read: 0, or -1 when no source holds one. */
+int tmq_consumer_spare_fd(struct tmq_consumer *c);
 /* Source i cannot be read: say so (through notice, with its topic's
  * name), count it, and skip it from now on. */
 void tmq_consumer_fail_source(struct tmq_consumer *c, size_t i,

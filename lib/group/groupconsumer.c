@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dotdir.h"
+#include "fdlimit.h"
 #include "groupconsumer.h"
 #include "notice.h"
 #include "grow.h"
@@ -16,6 +17,70 @@
 #include "names.h"
 #include "partfile.h"
 #include "regfile.h"
+
+/* The reserve of descriptors (groupconsumer.h): taken back once the
+ * group's work is done, the sources giving theirs up for it as need be
+ * (best effort: a reserve cut short leaves the group's work the
+ * descriptors there are). */
+static void
+reserve_take(struct tmq_gconsumer *gc)
+{
+	int fd, room[TMQ_GC_ROOM];
+	unsigned n = 0;
+
+	while (gc->nreserve < TMQ_GC_RESERVE) {
+		fd = fcntl(gc->c->topics[gc->topic].dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			if (!tmq_fd_exhausted(errno) ||
+			    tmq_consumer_spare_fd(gc->c) < 0)
+				break;
+			continue;
+		}
+		gc->reserve[gc->nreserve++] = fd;
+	}
+	/* And TMQ_GC_ROOM more, let go at once: a source then has what it
+	 * opens at once (its file, its index and the folder of that) when
+	 * no other source holds a descriptor to give up (all were just
+	 * closed for a new share).  Where there is not that much, the
+	 * reserve makes room. */
+	while (n < TMQ_GC_ROOM) {
+		fd = fcntl(gc->c->topics[gc->topic].dirfd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0)
+			room[n++] = fd;
+		else if (!tmq_fd_exhausted(errno))
+			break;
+		else if (tmq_consumer_spare_fd(gc->c) < 0) {
+			if (gc->nreserve == 0)
+				break;
+			close(gc->reserve[--gc->nreserve]);
+		}
+	}
+	while (n > 0)
+		close(room[--n]);
+}
+
+static void
+reserve_drop(struct tmq_gconsumer *gc)
+{
+	while (gc->nreserve > 0)
+		close(gc->reserve[--gc->nreserve]);
+}
+
+/* Around the group's work (its log read, written, its locks): the
+ * reserve is free meanwhile. */
+static void
+group_enter(struct tmq_gconsumer *gc)
+{
+	if (gc->depth++ == 0)
+		reserve_drop(gc);
+}
+
+static void
+group_leave(struct tmq_gconsumer *gc)
+{
+	if (--gc->depth == 0)
+		reserve_take(gc);
+}
 
 static int
 setup(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
@@ -165,6 +230,9 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 	for (s = 0; s < c->nsrc; s++)
 		keep[c->src[s].partition] = tmq_consumer_position(c, s);
 	tmq_consumer_clear_sources(c);
+	/* The sources take what descriptors there are, less the reserve
+	 * that the rest of the group's work needs. */
+	reserve_take(gc);
 	for (i = 0; i < n; i++) {
 		p = parts[i];
 		if (tmq_consumer_add_source(c, gc->topic, p, e) < 0)
@@ -191,9 +259,11 @@ on_assign(void *arg, const unsigned *parts, unsigned n, struct tmq_error *e)
 			gc->delivered[p] = gc->sent[p] = -1;
 	drop_marks(gc, held);
 	gc->generation++;
+	reserve_drop(gc);
 	free(keep);
 	return 0;
 bad:
+	reserve_drop(gc);
 	free(keep);
 	return -1;
 }
@@ -225,7 +295,10 @@ tmq_gc_join(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 	gc->mb.on_assign = on_assign;
 	gc->mb.on_offer = on_offer;
 	gc->mb.arg = gc;
-	return watch_log(gc, rootfd, group, e);
+	if (watch_log(gc, rootfd, group, e) < 0)
+		return -1;
+	reserve_take(gc);
+	return 0;
 }
 
 int
@@ -284,6 +357,7 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		if (rc < 0)
 			tmq_consumer_fail_source(c, c->nsrc - 1, e);
 	}
+	reserve_take(gc);
 	return 0;
 }
 
@@ -371,7 +445,9 @@ tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition)
 	return 0;
 }
 
-/* Commit what is pending, as the state stands. */
+/* Commit what is pending, as the state stands: 0, 1 when a member wrote
+ * nothing as the log showed a rebalance ended in lines it has yet to read
+ * (tmq_member_commit), -1 on an error. */
 static int
 commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
@@ -402,8 +478,19 @@ commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 			po[n].partition = p;
 			po[n++].offset = gc->delivered[p];
 		}
-	rc = tmq_group_commit(gc->is_member ? &gc->mb.g : &gc->g,
-	    gc->is_member ? gc->mb.id : 0, po, n, e);
+	/* A member's commits are fenced by the log (groupfence.h): of
+	 * partitions it holds as the log says just before they go in, never
+	 * below what is committed there.  When a rebalance closed in lines
+	 * it has yet to read, none is written: they are tried again once it
+	 * has read them (and given up what it lost). */
+	if (gc->is_member)
+		rc = tmq_member_commit(&gc->mb, po, n, e);
+	else
+		rc = tmq_group_commit(&gc->g, 0, po, n, e);
+	if (rc == 1) {
+		free(po);
+		return 1;
+	}
 	if (rc == 0)
 		for (p = 0; p < gc->nparts; p++)
 			if (gc->delivered[p] >= 0)
@@ -412,21 +499,41 @@ commit_now(struct tmq_gconsumer *gc, struct tmq_error *e)
 	return rc;
 }
 
+/* How often a commit is tried again after the log showed a rebalance
+ * ended in lines the member had yet to read (each read first). */
+#define COMMIT_TRIES 4
+
 int
 tmq_gc_commit(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
+	int rc = 0, tries;
+
+	group_enter(gc);
 	/* After a stop we may have lost partitions: read the log first, so
 	 * that what we commit is still ours.  (on_assign and on_offer, which
 	 * run while the member reads the log, commit with commit_now.) */
 	if (tmq_gc_due(gc) && tmq_gc_poll(gc, e) < 0)
-		return -1;
-	return commit_now(gc, e);
+		rc = -1;
+	for (tries = 1; rc == 0; tries++) {
+		if ((rc = commit_now(gc, e)) <= 0 || tries == COMMIT_TRIES)
+			break;
+		rc = tmq_gc_poll(gc, e) < 0 ? -1 : 0;
+	}
+	group_leave(gc);
+	return rc < 0 ? -1 : 0;
 }
 
 int
 tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
-	return gc->is_member ? tmq_member_poll(&gc->mb, e) : 0;
+	int rc;
+
+	if (!gc->is_member)
+		return 0;
+	group_enter(gc);
+	rc = tmq_member_poll(&gc->mb, e);
+	group_leave(gc);
+	return rc;
 }
 
 int
@@ -446,16 +553,19 @@ tmq_gc_finish(struct tmq_gconsumer *gc, struct tmq_error *e)
 {
 	int rc = 0;
 
+	group_enter(gc);
 	if (gc->autocommit && tmq_gc_commit(gc, e) < 0)
 		rc = -1;
 	if (gc->is_member && tmq_member_leave(&gc->mb, rc < 0 ? NULL : e) < 0)
 		rc = -1;
+	group_leave(gc);
 	return rc;
 }
 
 void
 tmq_gc_close(struct tmq_gconsumer *gc)
 {
+	reserve_drop(gc);
 	if (gc->is_member)
 		tmq_member_close(&gc->mb);
 	if (gc->g.name != NULL)

@@ -17,6 +17,15 @@ struct tmq_gmark {
 	unsigned partition;
 };
 
+/* Descriptors a member keeps free for its group's work (its log, its
+ * locks, a snapshot, a sweep of dead members' files): its sources give
+ * theirs up to leave these (tmq(7): a member needs no descriptor a
+ * partition). */
+#define TMQ_GC_RESERVE 6
+/* Descriptors left free beside it, for a source to open (groupconsumer.c):
+ * with those, 20 serve a member of any number of partitions. */
+#define TMQ_GC_ROOM 3
+
 struct tmq_gconsumer {
 	struct tmq_consumer *c;
 	size_t topic;			/* the data topic's index in c */
@@ -45,6 +54,11 @@ struct tmq_gconsumer {
 	unsigned generation;		/* bumped at each new share */
 	/* The member's session timeout (member.h; set before tmq_gc_join). */
 	double session;
+	/* Descriptors held while sources are read and closed for the
+	 * group's work, so that the sources never take the last ones. */
+	int reserve[TMQ_GC_RESERVE];
+	unsigned nreserve;
+	unsigned depth;			/* in the group's work (reserve free) */
 };
 
 /* Join group as a member reading topic. */

@@ -301,6 +301,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	mb->session = session;
 	mb->watch.timeout = session;
 	mb->livefd = -1;
+	tmq_gfence_init(&mb->fence);
 	mb->topic_partitions = t->partitions;
 	mb->window = window;
 	if (tmq_group_open(rootfd, group, t->name, &mb->g, e) < 0) {
@@ -403,6 +404,7 @@ bad:
 	if (mb->livefd >= 0)
 		close(mb->livefd);	/* dead, not gone: see tmq_member_close */
 	mb->livefd = -1;
+	tmq_gfence_close(&mb->fence);
 	tmq_group_close(&mb->g);
 	return -1;
 }
@@ -475,10 +477,18 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	    mb->ended != s->rebal_offset + 1 &&
 	    tmq_live_may_end(&w, s, 1, mb->id, now,
 	    tmq_group_rebal_end(&mb->g, mb->window))) {
+		int rc;
+
 		mb->ended = s->rebal_offset + 1;
 		memset(&m, 0, sizeof m);
 		m.kind = TMQ_G_ENDREBAL;
-		if (tmq_group_write(&mb->g, mb->id, &m, e) < 0)
+		/* The line that moves partitions: never between a member's
+		 * look at the log and its commit (groupfence.h). */
+		if (tmq_gfence_lock(&mb->fence, &mb->g, e) < 0)
+			return -1;
+		rc = tmq_group_write(&mb->g, mb->id, &m, e);
+		tmq_gfence_unlock(&mb->fence);
+		if (rc < 0)
 			return -1;
 		return drain(mb, 0, 0, NULL, NULL, e);
 	}
@@ -539,6 +549,23 @@ tmq_member_timeout(const struct tmq_member *mb)
 }
 
 int
+tmq_member_commit(struct tmq_member *mb, struct tmq_poff *po, unsigned n,
+    struct tmq_error *e)
+{
+	int rc;
+
+	if (!mb->has_id)
+		return 0;
+	if (tmq_gfence_lock(&mb->fence, &mb->g, e) < 0)
+		return -1;
+	rc = tmq_gfence_check(&mb->fence, &mb->g, mb->id, po, &n, e);
+	if (rc == 0 && n > 0)
+		rc = tmq_group_commit(&mb->g, mb->id, po, n, e);
+	tmq_gfence_unlock(&mb->fence);
+	return rc;
+}
+
+int
 tmq_member_leave(struct tmq_member *mb, struct tmq_error *e)
 {
 	if (!mb->has_id)
@@ -559,6 +586,7 @@ tmq_member_close(struct tmq_member *mb)
 	 * file: the others see a dead member and take its partitions. */
 	if (mb->livefd >= 0)
 		close(mb->livefd);
+	tmq_gfence_close(&mb->fence);
 	tmq_group_close(&mb->g);
 	free(mb->held);
 	tmq_live_watch_free(&mb->watch);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "group.h"
+#include "groupfence.h"
 #include "liveness.h"
 #include "topic.h"
 
@@ -33,6 +34,7 @@ struct tmq_member {
 	int lost;			/* on_assign: partitions lost, not
 					 * given up: commit none of them */
 	double next_probe;		/* when to look for dead members next */
+	struct tmq_gfence fence;	/* our commits and ENDREBALs */
 	/* Called with the new share before it is confirmed in the log, so
 	 * the caller can commit what it gives up and start what it gains. */
 	int (*on_assign)(void *arg, const unsigned *parts, unsigned n,
@@ -66,6 +68,13 @@ int tmq_member_due(const struct tmq_member *mb);
  * rebalance in force, or the next look at the other members' locks (-1:
  * never). */
 int tmq_member_timeout(const struct tmq_member *mb);
+/* Commit the n offsets of po (changed in place) that the log, read to
+ * its end under the group's fence lock, says are ours to commit
+ * (groupfence.h), and only those: 0 when they are written (perhaps none),
+ * 1 when none is as a rebalance closed in lines we have yet to read
+ * (poll, and commit again), -1 on an error. */
+int tmq_member_commit(struct tmq_member *mb, struct tmq_poff *po,
+    unsigned n, struct tmq_error *e);
 /* Hand the partitions back: a rebalance in which this member offers
  * nothing. */
 int tmq_member_leave(struct tmq_member *mb, struct tmq_error *e);

@@ -86,6 +86,35 @@ tmq_file_lock(int fd, short type)
 }
 
 int
+tmq_file_lock_for(int fd, short type, int ms)
+{
+	long long end = tmq_mono_ms() + ms;
+	struct flock fl;
+	int step = 1;
+
+	memset(&fl, 0, sizeof fl);	/* l_pid must be 0 for OFD locks */
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	for (;;) {
+		if (tmq_stop)
+			return lock_soon(fd, &fl);
+		if (try_once(fd, &fl) == 0)
+			return 0;
+		if (errno != EAGAIN)
+			return -1;
+		if (tmq_mono_ms() >= end) {
+			errno = EAGAIN;
+			return -1;
+		}
+		/* (A signal that ends the sleep: the next round sees the
+		 * flag.) */
+		(void)poll(NULL, 0, step);
+		if (step < 32)
+			step *= 2;
+	}
+}
+
+int
 tmq_flock_ex(int fd)
 {
 	return lock_wait(fd, NULL);

@@ -24,6 +24,9 @@
  * drop it (F_UNLCK).  0, or -1 with errno set: EINTR when told to stop
  * while another held the lock. */
 int tmq_file_lock(int fd, short type);
+/* The same, waited for ms milliseconds at most: -1 with errno EAGAIN
+ * when another still holds it then (EINTR when told to stop). */
+int tmq_file_lock_for(int fd, short type, int ms);
 /* flock(fd, LOCK_EX), waited for as tmq_file_lock waits. */
 int tmq_flock_ex(int fd);
 
