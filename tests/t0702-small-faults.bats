@@ -262,7 +262,9 @@ libfaketime() {
 	run --separate-stderr tmq-dump ev
 	assert_failure 1
 	n=${#lines[@]}
-	out=$(echo "$stderr" | grep -c '') || :
+	# (each line it could not read is said once, by its offset; the
+	# index, refused as the file was written to in place, is said too)
+	out=$(echo "$stderr" | grep -c ' offset [0-9]*: ') || :
 	n=$((n + out))
 	[ "$n" -lt 50000 ]
 	run --separate-stderr tmq-topic info --json ev

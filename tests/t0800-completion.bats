@@ -363,7 +363,8 @@ options_of() {
 # group g, and beside them what a co-user of a shared root may plant: file
 # names that are no topic or group name, some of them commands (each makes
 # a PWNED-* file in $HOME or the current directory if it ever runs), things
-# that are no regular file, and an evil.twc with such type names.  Sets
+# that are no regular file, and an evil.twc with such type names (those a
+# definition may hold: no control character, which makes it corrupt).  Sets
 # HOME and the current directory to empty directories of the test.
 plant_root() {
 	local n
@@ -395,7 +396,7 @@ plant_root() {
 	cat >"$TMQ_ROOT/evil.twc" <<'JSON'
 {"key_width": 4, "partitions": 1, "message_types": {"Ok": 0,
  "$(cd;touch${IFS}PWNED-y1)": 1, "O$(cd;touch${IFS}PWNED-y2)": 2,
- "O`touch${IFS}PWNED-y3`": 3, "O k": 4, "-O": 5, "O\nk": 6, "O*": 7,
+ "O`touch${IFS}PWNED-y3`": 3, "O k": 4, "-O": 5, "O*": 7,
  "O\u00e9": 8, "O\\k": 9, "O\"k": 10, "~O": 11, ".": 12, "..": 13,
  "O;k": 14, "O{a,b}": 15, "O:k": 16}}
 JSON

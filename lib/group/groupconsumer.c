@@ -158,6 +158,11 @@ check_range(struct tmq_gconsumer *gc, const struct tmq_group *g, size_t src,
 		return STOP;
 	}
 	to = gc->reset == TMQ_RESET_NOW ? end : first;
+	/* A member's commit of it may then go below that offset, which
+	 * is no position (groupfence.h). */
+	if (gc->is_member &&
+	    tmq_gfence_reset_from(&gc->mb.fence, p, *off, e) < 0)
+		return -1;
 	if (!gc->reported[p]) {
 		char full[512];
 

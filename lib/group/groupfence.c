@@ -219,11 +219,31 @@ tmq_gfence_check(struct tmq_gfence *f, struct tmq_group *g, uint32_t member,
 		    tmq_gstate_committed(s, p);
 		/* (-1 is "now", as the TwainMQ library writes it: no
 		 * offset to compare with.) */
-		if (c >= 0 && po[i].offset < c)
+		if (c >= 0 && po[i].offset < c &&
+		    !(p < f->nreset && f->reset_from[p] == c))
 			continue;
 		po[j++] = po[i];
 	}
 	*n = j;
+	return 0;
+}
+
+int
+tmq_gfence_reset_from(struct tmq_gfence *f, unsigned p, int64_t from,
+    struct tmq_error *e)
+{
+	if (p >= f->nreset) {
+		int64_t *r = realloc(f->reset_from, ((size_t)p + 1) * sizeof *r);
+		unsigned i;
+
+		if (r == NULL)
+			return tmq_fail(e, "out of memory");
+		for (i = f->nreset; i <= p; i++)
+			r[i] = TMQ_NOT_COMMITTED;
+		f->reset_from = r;
+		f->nreset = p + 1;
+	}
+	f->reset_from[p] = from;
 	return 0;
 }
 
@@ -237,5 +257,6 @@ tmq_gfence_close(struct tmq_gfence *f)
 		tmq_lr_close(&f->lr);
 	free(f->tail);
 	free(f->mine);
+	free(f->reset_from);
 	tmq_gfence_init(f);
 }

@@ -36,6 +36,13 @@ struct tmq_gfence {
 	int64_t *tail;			/* committed per partition in those */
 	unsigned char *mine;		/* the member's share, by partition */
 	unsigned n;			/* (room in both) */
+	/* By partition: a committed offset out of range (past the end, or
+	 * pruned) that the member read past by --offset-reset, which its
+	 * commit may go below: that reset is the documented recovery, and
+	 * the offset no position of the partition.  TMQ_NOT_COMMITTED where
+	 * none; nreset the room. */
+	int64_t *reset_from;
+	unsigned nreset;
 };
 
 void tmq_gfence_init(struct tmq_gfence *f);
@@ -52,6 +59,11 @@ void tmq_gfence_unlock(struct tmq_gfence *f);
  * state or in those lines).  1 when a rebalance closed in the lines the
  * state has not read (nothing is kept: the member reads them first), 0
  * otherwise, -1 on an error. */
+/* The member starts partition p past its committed offset from, out of
+ * range (groupconsumer.c's --offset-reset): a commit of p may replace
+ * exactly that offset with a lower one. */
+int tmq_gfence_reset_from(struct tmq_gfence *f, unsigned p, int64_t from,
+    struct tmq_error *e);
 int tmq_gfence_check(struct tmq_gfence *f, struct tmq_group *g,
     uint32_t member, struct tmq_poff *po, unsigned *n, struct tmq_error *e);
 void tmq_gfence_close(struct tmq_gfence *f);

@@ -83,8 +83,10 @@ write_holder(int fd)
 
 	host_name(host, sizeof host);
 	n = snprintf(b, sizeof b, "%ld %s\n", (long)getpid(), host);
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, b, (size_t)n, 0) != n)
-		(void)ftruncate(fd, 0);
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, b, (size_t)n, 0) != n &&
+	    ftruncate(fd, 0) < 0) {
+		/* nothing more to undo: a holder unsaid is a hint lost */
+	}
 }
 
 /* Who the file says holds it, checked strictly: "" when it does not say

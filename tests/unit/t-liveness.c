@@ -252,7 +252,8 @@ main(void)
 		    "1's file made group-writable");
 		is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_UNKNOWN,
 		    "held, but writable by others: unvouched");
-		(void)fchmodat(dirfd, ".tmq/live.0000000000000001", 0644, 0);
+		ok(fchmodat(dirfd, ".tmq/live.0000000000000001", 0644, 0) == 0,
+		    "1's file made 0644 again");
 		is_int(tmq_live_probe(dirfd, 1), TMQ_LIVE_YES, "0644 again: alive");
 	}
 
