@@ -1551,3 +1551,42 @@ print(end["timestamp"] >= begin["payload"]["timestamp"])' "$BATS_TEST_TMPDIR/log
 	run --separate-stderr tmq-group rebalance G --window 1m30s
 	assert_success
 }
+
+@test "a member with no lock file (as the Python library's) killed without leaving: the others hand its partitions over after the library's window of silence, in a rebalance of that window" {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to run as another user"
+	tmq-topic create ev -p 2
+	tmq-get -g G -n 1 --from now ev >/dev/null
+	# The lockless member: one who cannot make its lock file in .tmq.
+	mkdir -p "$TMQ_ROOT/--group--G/.tmq"
+	chmod 555 "$TMQ_ROOT/--group--G/.tmq"
+	chmod -R a+rwX "$TMQ_ROOT/ev" "$TMQ_ROOT/--group--G"/*.tmf
+	chmod a+rwx "$TMQ_ROOT" "$TMQ_ROOT/--group--G"
+	local d=$TMQ_ROOT
+	while d=$(dirname "$d") && [ "$d" != / ]; do chmod a+x "$d"; done
+	start_bg b setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    "$TMQ_BIN/tmq-get" -g G --window 1 -f -F '%p %o %s\n' ev
+	wait_until settled 1 2
+	start_member a -F '%p %o %s\n'
+	wait_until settled 2 2
+	# b holds a partition; a the other.  b dies without a word.
+	kill -KILL "$(cat "$BATS_TEST_TMPDIR/b.pid")"
+	seq 1 20 | awk '{ print $1 ":m" $1 }' | tmq-put -K: ev
+	# Nothing says b is gone but its silence: within the library's window
+	# (60 s) of it and a rebalance of that window, a has both partitions.
+	TMQ_TEST_WAIT=400 wait_until lines_at_least 20 "$BATS_TEST_TMPDIR/a.out"
+	run cut -d ' ' -f 1 "$BATS_TEST_TMPDIR/a.out"
+	assert_line 0
+	assert_line 1
+	# The rebalance a began for the silence gives the library's members
+	# its window: 60 seconds, not a's --window of 1.
+	run bash -c "tmq-dump -q -J -- --group--G | python3 -c '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m[\"type\"] == \"~~TWAIN~~BEGINREBAL\":
+        last = m[\"payload\"][\"timestamp\"] - m[\"timestamp\"]
+print(round(last))'"
+	assert_output 60
+	stop_bg a INT	# (its stderr says the root is open to others)
+}

@@ -76,15 +76,22 @@ offer(struct tmq_member *mb, int nothing, struct tmq_error *e)
 	return rc;
 }
 
+/* Begin a rebalance of window seconds. */
 static int
-begin_rebalance(struct tmq_member *mb, struct tmq_error *e)
+begin_rebalance_of(struct tmq_member *mb, double window, struct tmq_error *e)
 {
 	struct tmq_gmsg m;
 
 	memset(&m, 0, sizeof m);
 	m.kind = TMQ_G_BEGINREBAL;
-	m.end = tmq_now() + mb->window;
+	m.end = tmq_now() + window;
 	return tmq_group_write(&mb->g, mb->id, &m, e);
+}
+
+static int
+begin_rebalance(struct tmq_member *mb, struct tmq_error *e)
+{
+	return begin_rebalance_of(mb, mb->window, e);
 }
 
 static int
@@ -383,6 +390,7 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 		}
 		if (result > 0) {
 			mb->has_id = 1;
+			mb->silence_from = tmq_now();
 			if (enter_rebalance(mb, e) < 0)
 				goto bad;
 			return 0;
@@ -410,17 +418,24 @@ bad:
 }
 
 /* Whether a member holding partitions in the last rebalance has died, or
- * gone silent for its session timeout (stale). */
+ * gone silent for its session timeout (stale): 1.  2 when one with no lock
+ * file (the Python library's, which has none) has said nothing for the
+ * library's rebalance window: the library's members learn who is gone by
+ * a rebalance now and then, in which the silent do not answer, and so do
+ * ours, with a rebalance of the library's window, that a member of its
+ * that only polls now and then answers in time. */
 static int
-holder_gone(struct tmq_member *mb)
+holder_gone(struct tmq_member *mb, double now)
 {
 	const struct tmq_gstate *s = &mb->g.state;
 	struct tmq_live_where w;
 	unsigned i;
+	int silent = 0;
 
 	tmq_group_where(&mb->g, &w);
 	for (i = 0; i < s->nassigned; i++) {
 		const struct tmq_offer *o = &s->assigned[i];
+		const struct tmq_gmember *gm;
 		enum tmq_liveness l;
 
 		if (o->member == mb->id || o->ngot == 0)
@@ -428,8 +443,13 @@ holder_gone(struct tmq_member *mb)
 		l = tmq_live_member(&w, s, o->member);
 		if (l == TMQ_LIVE_DEAD || l == TMQ_LIVE_STALE)
 			return 1;
+		if (l == TMQ_LIVE_UNKNOWN &&
+		    (gm = tmq_gstate_find(s, o->member)) != NULL &&
+		    now - (gm->last_seen > mb->silence_from ? gm->last_seen :
+		    mb->silence_from) >= TMQ_REBAL_WINDOW)
+			silent = 1;
 	}
-	return 0;
+	return silent ? 2 : 0;
 }
 
 /* Remove the lock files of dead members that can hold nothing again
@@ -494,9 +514,15 @@ step(struct tmq_member *mb, struct tmq_error *e)
 	}
 	/* Between rebalances: has a member holding partitions died? */
 	if (!s->rebalancing && now >= mb->next_probe) {
+		int gone;
+
 		mb->next_probe = now + PROBE_PERIOD;
-		if (holder_gone(mb)) {
-			if (begin_rebalance(mb, e) < 0)
+		if ((gone = holder_gone(mb, now)) != 0) {
+			if (gone == 2)
+				mb->silence_from = now;
+			if (begin_rebalance_of(mb, gone == 1 ? mb->window :
+			    mb->window > TMQ_REBAL_WINDOW ? mb->window :
+			    TMQ_REBAL_WINDOW, e) < 0)
 				return -1;
 			return drain(mb, 0, 0, NULL, NULL, e);
 		}

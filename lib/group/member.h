@@ -34,6 +34,11 @@ struct tmq_member {
 	int lost;			/* on_assign: partitions lost, not
 					 * given up: commit none of them */
 	double next_probe;		/* when to look for dead members next */
+	/* Since when (by our clock) a member with no lock file counts as
+	 * silent: our joining, or the last rebalance we began for such
+	 * silence, so that one begins at most every TMQ_REBAL_WINDOW
+	 * whatever the others' clocks say. */
+	double silence_from;
 	struct tmq_gfence fence;	/* our commits and ENDREBALs */
 	/* Called with the new share before it is confirmed in the log, so
 	 * the caller can commit what it gives up and start what it gains. */
