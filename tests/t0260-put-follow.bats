@@ -230,6 +230,16 @@ tmq-put: later.log: appeared: following it"
 	assert_usage_error tmq-put "--follow: empty file name"
 }
 
+# n_gone N PID...: exactly N of the PIDs have ended.
+n_gone() {
+	local want=$1 p n=0
+	shift
+	for p; do
+		if gone "$p"; then n=$((n + 1)); fi
+	done
+	[ "$n" = "$want" ]
+}
+
 # state_of TOPIC: the path of its one follow state
 state_of() {
 	local st
@@ -256,6 +266,8 @@ taken() {
 		pids+=($!)
 	done
 	wait_for bash -c "[ \$(grep -c 'followed into t already' race.err) = 2 ]"
+	# The two refused end (a sanitized build's a while after saying so).
+	wait_for n_gone 2 "${pids[@]}"
 	for i in "${pids[@]}"; do
 		if gone "$i"; then wait "$i" 2>/dev/null && false || [ $? = 1 ]; else alive+=("$i"); fi
 	done
