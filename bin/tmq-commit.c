@@ -148,12 +148,16 @@ flush_pairs(struct target *tg, int bad, int upto)
 	if (checked < 0)
 		tmq_report(&cmd, &e);
 	if (checked == 1 && upto) {
-		/* What came before the first bad pair is good: commit it. */
+		size_t all = pairs.n;
+
+		/* What came before the first bad pair is good: commit it
+		 * (the batch is cleared whole after). */
 		for (i = 0; i < pairs.n && pairs.v[i].recno < b.first; i++)
 			;
 		pairs.n = i;
 		if (rc == 0 && pairs.n > 0 && commit(&tg->g) < 0)
 			rc = -1;
+		pairs.n = all;
 		rc = -1;
 	} else if (checked != 0 || (rc == 0 && !bad && commit(&tg->g) < 0))
 		rc = -1;
