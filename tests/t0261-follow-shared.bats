@@ -16,28 +16,9 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# What a test made (users, groups, directories, processes), undone the
-# last made first (as in t0720-shared-root).
+# What a test made, undone whatever happened (test_helper's undo_all).
 teardown() {
-	local what name
-	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
-	while read -r what name; do
-		case $what in
-		user) userdel "$name" 2>/dev/null || : ;;
-		group) groupdel "$name" 2>/dev/null || : ;;
-		dir) rm -rf "$name" ;;
-		pid)
-			kill -9 "$name" 2>/dev/null || :
-			for _ in $(seq 100); do
-				gone "$name" && break
-				sleep 0.05
-			done ;;
-		esac
-	done <"$BATS_TEST_TMPDIR/.undo.rev"
-}
-
-undo() {
-	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+	undo_all
 }
 
 # Two Unix users in one fresh group (U1 the co-user, U2 the victim, GRP),
@@ -45,24 +26,7 @@ undo() {
 # group's, setgid); V, the victim's own directory (its log and its
 # private file), which the co-user may look into but not write.
 team() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
-	command -v useradd >/dev/null && command -v runuser >/dev/null ||
-	    skip "useradd or runuser is missing"
-	GRP=tmqg$$
-	U1=tmqa$$
-	U2=tmqb$$
-	groupadd "$GRP"
-	undo group "$GRP"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
-	undo user "$U1"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
-	undo user "$U2"
-	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
-	undo dir "$SHARED"
-	chmod 755 "$SHARED"
-	mkdir -m 755 "$SHARED/bin"
-	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get "$SHARED/bin/"
-	chmod 755 "$SHARED"/bin/*
+	shared_users
 	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
 	V=$SHARED/v
 	install -d -o "$U2" -m 755 "$V"

@@ -19,28 +19,9 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# Users, groups, directories and processes a test made, undone whatever
-# happened, the last made first (as in t0720).
+# What a test made, undone whatever happened (test_helper's undo_all).
 teardown() {
-	local what name
-	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
-	while read -r what name; do
-		case $what in
-		user) userdel "$name" 2>/dev/null || : ;;
-		group) groupdel "$name" 2>/dev/null || : ;;
-		dir) rm -rf "$name" ;;
-		pid)
-			kill -9 "$name" 2>/dev/null || :
-			for _ in $(seq 100); do
-				gone "$name" && break
-				sleep 0.05
-			done ;;
-		esac
-	done <"$BATS_TEST_TMPDIR/.undo.rev"
-}
-
-undo() {
-	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+	undo_all
 }
 
 # The victim U2 and the co-user U1 in one group, their setgid,
@@ -48,24 +29,7 @@ undo() {
 # the co-user, and V, a directory of the victim's for what its commands in
 # the background print.  G is the group's log directory.
 team_root() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
-	command -v useradd >/dev/null && command -v runuser >/dev/null ||
-	    skip "useradd or runuser is missing"
-	GRP=tmqg$$
-	U1=tmqa$$
-	U2=tmqb$$
-	groupadd "$GRP"
-	undo group "$GRP"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
-	undo user "$U1"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
-	undo user "$U2"
-	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
-	undo dir "$SHARED"
-	chmod 755 "$SHARED"
-	mkdir -m 755 "$SHARED/bin"
-	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
-	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-dump "$SHARED/bin/"
+	shared_users
 	cat >"$SHARED/bin/gforge" <<-'PY'
 	#!/usr/bin/python3
 	# gforge FILE KIND BODY N KEY: append N lines of KIND (a type index)

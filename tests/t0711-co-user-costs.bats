@@ -19,46 +19,16 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# What a test made (users, groups, directories), undone the last first.
+# What a test made, undone whatever happened (test_helper's undo_all).
 teardown() {
-	local what name
-	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
-	while read -r what name; do
-		case $what in
-		user) userdel "$name" 2>/dev/null || : ;;
-		group) groupdel "$name" 2>/dev/null || : ;;
-		dir) rm -rf "$name" ;;
-		esac
-	done <"$BATS_TEST_TMPDIR/.undo.rev"
-}
-
-undo() {
-	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+	undo_all
 }
 
 # Two Unix users in one fresh group (U1 the attacker, U2 the victim), and
 # their root, SHARED/root, writable by the group (as tests/t0720-shared-root
 # makes it).
 two_users() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
-	command -v useradd >/dev/null && command -v runuser >/dev/null ||
-	    skip "useradd or runuser is missing"
-	GRP=tmqg$$
-	U1=tmqa$$
-	U2=tmqb$$
-	groupadd "$GRP"
-	undo group "$GRP"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
-	undo user "$U1"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
-	undo user "$U2"
-	SHARED=$(mktemp -d /tmp/tmq-costs.XXXXXX)
-	undo dir "$SHARED"
-	chmod 755 "$SHARED"
-	mkdir -m 755 "$SHARED/bin"
-	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
-	    "$TMQ_BIN"/tmq-dump "$SHARED/bin/"
-	chmod 755 "$SHARED"/bin/*
+	shared_users
 	install -d -o root -g "$GRP" -m 2770 "$SHARED/root"
 }
 

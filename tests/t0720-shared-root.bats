@@ -20,56 +20,15 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# Users, groups, directories and processes a test made, undone whatever
-# happened, the last made first (a user goes once its processes have).
+# What a test made, undone whatever happened (test_helper's undo_all).
 teardown() {
-	local what name
-	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
-	while read -r what name; do
-		case $what in
-		user) userdel "$name" 2>/dev/null || : ;;
-		group) groupdel "$name" 2>/dev/null || : ;;
-		dir) rm -rf "$name" ;;
-		pid)
-			kill -9 "$name" 2>/dev/null || :
-			for _ in $(seq 100); do
-				gone "$name" && break
-				sleep 0.05
-			done ;;
-		mount) umount "$name" 2>/dev/null || umount -l "$name" 2>/dev/null || : ;;
-		esac
-	done <"$BATS_TEST_TMPDIR/.undo.rev"
-}
-
-undo() {
-	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+	undo_all
 }
 
 # Two Unix users in one fresh group (names in U1, U2, GRP), and a
 # directory all users can reach (SHARED) for their root.
 two_users() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
-	command -v useradd >/dev/null && command -v runuser >/dev/null ||
-	    skip "useradd or runuser is missing"
-	GRP=tmqg$$
-	U1=tmqa$$
-	U2=tmqb$$
-	groupadd "$GRP"
-	undo group "$GRP"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
-	undo user "$U1"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
-	undo user "$U2"
-	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
-	undo dir "$SHARED"
-	chmod 755 "$SHARED"
-	# The tools, where the two users can reach them (the build may sit in
-	# a directory only its owner can enter).
-	mkdir -m 755 "$SHARED/bin"
-	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
-	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$TMQ_BIN"/tmq-dump \
-	    "$SHARED/bin/"
-	chmod 755 "$SHARED"/bin/*
+	shared_users
 }
 
 # as USER COMMAND: run COMMAND (a shell line) as USER, umask 022, in the

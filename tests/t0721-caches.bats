@@ -16,47 +16,16 @@ setup() {
 	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
-# Users, groups and directories a test made, undone whatever happened,
-# the last made first (as in t0720-shared-root).
+# What a test made, undone whatever happened (test_helper's undo_all).
 teardown() {
-	local what name
-	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
-	while read -r what name; do
-		case $what in
-		user) userdel "$name" 2>/dev/null || : ;;
-		group) groupdel "$name" 2>/dev/null || : ;;
-		dir) rm -rf "$name" ;;
-		esac
-	done <"$BATS_TEST_TMPDIR/.undo.rev"
-}
-
-undo() {
-	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+	undo_all
 }
 
 # Two Unix users in one fresh group (U1, the victim, and U2, the co-user;
 # GRP), a directory both reach (SHARED) with the tools in SHARED/bin, and
 # a root there of U1's making, setgid to GRP (SHARED/root).
 two_users() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
-	command -v useradd >/dev/null && command -v runuser >/dev/null ||
-	    skip "useradd or runuser is missing"
-	GRP=tmqg$$
-	U1=tmqa$$
-	U2=tmqb$$
-	groupadd "$GRP"
-	undo group "$GRP"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
-	undo user "$U1"
-	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
-	undo user "$U2"
-	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
-	undo dir "$SHARED"
-	chmod 755 "$SHARED"
-	mkdir -m 755 "$SHARED/bin"
-	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
-	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$TMQ_BIN"/tmq-dump \
-	    "$SHARED/bin/"
+	shared_users
 	local t
 	for t in gsnap-seal pidx-forge; do
 		[ -x "$TMQ_BIN/../tests/$t" ] ||

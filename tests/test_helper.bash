@@ -20,6 +20,8 @@
 # - mount_tmpfs, other_fs and end_mounts: small file systems (as root),
 #   unmounted after each test;
 # - read_past and read_at_most: bounding what a command reads;
+# - undo, undo_all and shared_users: two Unix users for a co-user's
+#   attacks, undone after each test;
 # - TMQ_SANITIZED, peak_kib and assert_peak_below: bounding what a command
 #   holds in memory, where a resident set means something;
 # - committed, log_length and settled: a consumer group's commits, log and
@@ -330,6 +332,64 @@ _read_stopped() {
 	pid=$(cat "$BATS_TEST_TMPDIR/.rpid" 2>/dev/null) || return 1
 	! read_past "$pid" "$2" || kill "$pid" 2>/dev/null
 	return 1
+}
+
+# --- two Unix users: a co-user's attacks -----------------------------
+
+# undo WHAT NAME: note what a test made (a user, group, directory, pid or
+# mount) for undo_all, its teardown, to undo whatever happened.
+undo() {
+	echo "$1 $2" >>"$BATS_TEST_TMPDIR/.undo"
+}
+
+# undo_all: undo what undo noted, the last made first (a user goes once
+# its processes have).
+undo_all() {
+	local what name
+	[ -f "$BATS_TEST_TMPDIR/.undo" ] || return 0
+	tac "$BATS_TEST_TMPDIR/.undo" >"$BATS_TEST_TMPDIR/.undo.rev"
+	while read -r what name; do
+		case $what in
+		user) userdel "$name" 2>/dev/null || : ;;
+		group) groupdel "$name" 2>/dev/null || : ;;
+		dir) rm -rf "$name" ;;
+		pid)
+			kill -9 "$name" 2>/dev/null || :
+			for _ in $(seq 100); do
+				gone "$name" && break
+				sleep 0.05
+			done ;;
+		mount) umount "$name" 2>/dev/null || umount -l "$name" 2>/dev/null || : ;;
+		esac
+	done <"$BATS_TEST_TMPDIR/.undo.rev"
+}
+
+# shared_users: two Unix users in one fresh group (U1, U2, GRP), undone
+# by undo_all; SHARED, a fresh directory under /tmp that every user
+# reaches; and the six tools in SHARED/bin, where both reach them (the
+# build may sit in a directory only its owner can enter).  The test is
+# skipped, saying why, without root or useradd and runuser.
+shared_users() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to create two users (useradd)"
+	command -v useradd >/dev/null && command -v runuser >/dev/null ||
+	    skip "useradd or runuser is missing"
+	GRP=tmqg$$
+	U1=tmqa$$
+	U2=tmqb$$
+	groupadd "$GRP"
+	undo group "$GRP"
+	useradd -M -N -g "$GRP" -s /bin/sh "$U1"
+	undo user "$U1"
+	useradd -M -N -g "$GRP" -s /bin/sh "$U2"
+	undo user "$U2"
+	SHARED=$(mktemp -d /tmp/tmq-shared.XXXXXX)
+	undo dir "$SHARED"
+	chmod 755 "$SHARED"
+	mkdir -m 755 "$SHARED/bin"
+	cp "$TMQ_BIN"/tmq-topic "$TMQ_BIN"/tmq-put "$TMQ_BIN"/tmq-get \
+	    "$TMQ_BIN"/tmq-group "$TMQ_BIN"/tmq-commit "$TMQ_BIN"/tmq-dump \
+	    "$SHARED/bin/"
+	chmod 755 "$SHARED"/bin/*
 }
 
 # --- what a command holds in memory -----------------------------------
