@@ -647,7 +647,8 @@ listed_tags(int dfd, uint64_t **tags, size_t *n)
 		(*tags)[(*n)++] = (uint64_t)tag;
 	}
 	closedir(dir);
-	qsort(*tags, *n, sizeof **tags, cmp_u64);
+	if (*n > 1)	/* (none: *tags is NULL, which qsort may not take) */
+		qsort(*tags, *n, sizeof **tags, cmp_u64);
 	return 0;
 fail:
 	closedir(dir);
