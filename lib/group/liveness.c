@@ -707,8 +707,8 @@ pending(const struct tmq_live_where *w, const struct tmq_gstate *s,
 			} else
 				listed = listed_tags(dfd, &tags, &ntags) == 0;
 		}
-		if (dfd < 0 || (listed && bsearch(&m->tag, tags, ntags,
-		    sizeof *tags, cmp_u64) == NULL))
+		if (dfd < 0 || (listed && (ntags == 0 || bsearch(&m->tag, tags,
+		    ntags, sizeof *tags, cmp_u64) == NULL)))
 			l = TMQ_LIVE_UNKNOWN;
 		else
 			l = probe_in(dfd, m->tag, w, m->id);
