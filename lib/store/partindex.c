@@ -599,6 +599,17 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		/* (A check reads every line against every record: it says
 		 * which is wrong, if any, and stamps the index it finds
 		 * right.) */
+		/* An append under way moves the times before the size (the
+		 * kernel updates them first): look again, for up to 50 ms,
+		 * before a file that did not grow is taken for rewritten. */
+		for (tries = 0; tries < 5 && (uint64_t)st.st_size == was.size &&
+		    !x->checking; tries++) {
+			poll(NULL, 0, 10);
+			if (fstat(fd, &st) < 0) {
+				close_ix(o);
+				return -1;
+			}
+		}
 		if ((uint64_t)st.st_size <= was.size && !x->checking) {
 			close_ix(o);
 			refuse(x, (uint64_t)st.st_size < was.size ?
