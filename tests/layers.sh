@@ -157,16 +157,7 @@ breaches() {
 	}'
 }
 
-# tap N KIND DESCRIPTION: one TAP line for the breaches of KIND in $found.
-tap() {
-	b=$(printf '%s\n' "$found" | sed -n "s/^$2	//p")
-	if [ -z "$b" ]; then
-		echo "ok $1 - $3"
-	else
-		echo "not ok $1 - $3"
-		printf '%s\n' "$b" | sed 's/^/# /'
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 echo 1..5
 found=$(breaches "$src")

@@ -103,16 +103,7 @@ breaches() {
 	}' | sort
 }
 
-# tap N KIND DESCRIPTION: one TAP line for the breaches of KIND in $found.
-tap() {
-	b=$(printf '%s\n' "$found" | sed -n "s/^$2	//p")
-	if [ -z "$b" ]; then
-		echo "ok $1 - $3"
-	else
-		echo "not ok $1 - $3"
-		printf '%s\n' "$b" | sed 's/^/# /'
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 echo 1..4
 found=$(breaches "$src")

@@ -16,7 +16,6 @@ eval "helper_$(declare -f setup)"
 setup() {
 	helper_setup
 	cd "$BATS_TEST_TMPDIR" || return 1
-	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
 # What a test made, undone whatever happened (test_helper's undo_all).

@@ -17,7 +17,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
 	OUT=$BATS_TEST_TMPDIR/outside
 	mkdir "$OUT"
-	: >"$BATS_TEST_TMPDIR/.undo"
 }
 
 # What a test made, undone whatever happened (test_helper's undo_all).
