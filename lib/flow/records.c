@@ -135,7 +135,9 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 			r->buf = nb;
 			r->cap = nc;
 		}
-		if (probe && !ready(r->fd))
+		/* A read that came back short took all there was: nothing
+		 * is ready (one poll fewer for a record that comes alone). */
+		if (probe && (r->drained || !ready(r->fd)))
 			return TMQ_REC_WAIT;
 		if (wait_readable(r->fd))
 			return TMQ_REC_STOP;
@@ -154,6 +156,7 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 		}
 		if (got == 0)
 			r->eof = 1;
+		r->drained = (size_t)got < r->cap - r->end;
 		r->end += (size_t)got;
 	}
 }

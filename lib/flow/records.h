@@ -22,6 +22,7 @@ struct tmq_records {
 	char *buf;
 	size_t cap, start, end;
 	int eof, skipping;
+	int drained;		/* the last read took all there was */
 	unsigned long recno;	/* number of the record last returned */
 };
 

@@ -110,8 +110,10 @@ tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t, int sync,
 	}
 	a->batch_max = (size_t)BATCH_PER_PART * (t->partitions < BATCH_PARTS ?
 	    t->partitions : BATCH_PARTS);
-	for (i = 0; i < t->partitions; i++)
+	for (i = 0; i < t->partitions; i++) {
 		a->parts[i].fd = a->parts[i].tailfd = -1;
+		a->parts[i].ours = -1;
+	}
 	a->open_chunk = OPEN_CHUNK;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur / 4 < OPEN_CHUNK)
@@ -151,6 +153,7 @@ close_part(struct tmq_app_part *ap)
 	if (ap->tailfd >= 0)
 		close(ap->tailfd);
 	ap->fd = ap->tailfd = -1;
+	ap->ours = -1;
 }
 
 static int
@@ -529,6 +532,20 @@ end_cut_line(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	int how = ap->tailfd >= 0 ? ap->tailhow : 0;
 
 	*endp = -1;
+	/* A file just as long as our last write left it ends in our own
+	 * newline: files only grow, and anyone's append would lengthen it.
+	 * (One look at the size, not two reads, for a record that comes
+	 * alone.) */
+	if (!(how & TMQ_DR_DIRECT) && ap->ours >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0)
+			return -1;
+		if (st.st_size == ap->ours) {
+			*endp = st.st_size;
+			return 0;
+		}
+	}
 	for (;;) {
 		if (tmq_dr_tail(fd, how, &size, &c) < 0)
 			return -1;
@@ -722,6 +739,8 @@ write_all_locked(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	}
 	/* Where locked, the descriptor is O_DSYNC: the server has every
 	 * byte written before the next writer may append. */
+	ap->ours = rc == 0 && end0 >= 0 && done > from &&
+	    ap->buf[done - 1] == '\n' ? end0 + (off_t)(done - from) : -1;
 	ap->done = done;
 	if (held)
 		tmq_file_lock(ap->fd, F_UNLCK);

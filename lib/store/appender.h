@@ -27,6 +27,9 @@ struct tmq_app_part {
 	char *buf;
 	size_t len, cap;
 	size_t done;		/* bytes of buf written by this flush */
+	off_t ours;		/* where our last whole write left the file's
+				 * end, or -1: a file still that size ends
+				 * in our newline (end_cut_line) */
 	size_t at;		/* (counting, after a failed flush) */
 	uint64_t begin;		/* begins: where its first file starts */
 	int begins;		/* (tmq_appender_begin_at) */
