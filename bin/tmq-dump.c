@@ -142,7 +142,7 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 	struct tmq_pidx_check chk;
 	int rc = 0, got, checking;
 
-	if (tmq_lr_open_shared(&r, dl, p, t->key_width, &e) < 0)
+	if (tmq_lr_open_shared(&r, dl, t, p, t->key_width, &e) < 0)
 		return report_topic(t, &e);
 	/* Every file counts, an empty one too, as tmq-topic info counts
 	 * them. */
@@ -179,7 +179,7 @@ dump_partition(struct dump *d, const struct tmq_topic *t,
 			cur = *f;
 			/* --verify checks the file's index as it reads it. */
 			checking = d->verify && tmq_pidx_check_begin(&chk, t->dirfd,
-			    f, t->key_width, r.fd, r.how);
+			    t->name, f, t->key_width, r.fd, r.how);
 		}
 		if (only_file != NULL && strcmp(f->name, only_file) != 0)
 			break;

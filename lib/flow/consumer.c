@@ -258,7 +258,7 @@ tmq_consumer_add_source(struct tmq_consumer *c, size_t topic,
 	memset(s, 0, sizeof *s);
 	s->topic = topic;
 	s->partition = partition;
-	if (tmq_lr_open_shared(&s->lr, &c->ct[topic]->dl, partition,
+	if (tmq_lr_open_shared(&s->lr, &c->ct[topic]->dl, t, partition,
 	    t->key_width, e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
 	s->open = 1;
@@ -614,7 +614,7 @@ tmq_consumer_until_ends(struct tmq_consumer *c, struct tmq_error *e)
 		if (s->failed)
 			continue;
 		/* The end through a reader of its own: s->lr keeps its place. */
-		if (tmq_lr_open(&lr, c->topics[s->topic].dirfd, s->partition,
+		if (tmq_lr_open(&lr, &c->topics[s->topic], s->partition,
 		    c->topics[s->topic].key_width, e) < 0)
 			return -1;
 		if (tmq_lr_end(&lr, &end, e) < 0) {

@@ -109,7 +109,7 @@ compare(struct tmq_offcopy *oc, unsigned partition, uint64_t offset,
 	if (op->lr == NULL) {
 		if ((op->lr = calloc(1, sizeof *op->lr)) == NULL)
 			return tmq_fail(e, "out of memory");
-		if (tmq_lr_open(op->lr, t->dirfd, partition, t->key_width,
+		if (tmq_lr_open(op->lr, t, partition, t->key_width,
 		    e) < 0) {
 			free(op->lr);
 			op->lr = NULL;

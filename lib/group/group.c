@@ -101,7 +101,7 @@ tmq_group_open(int rootfd, const char *name, const char *topic_hint,
 	tmq_gstate_init(&g->state, nparts);
 	if (g->name == NULL || tmq_codec_init(&g->codec, e) < 0 ||
 	    tmq_gparser_init(&g->parser, nparts, e) < 0 ||
-	    tmq_lr_open(&g->lr, g->log.dirfd, 0, 4, e) < 0) {
+	    tmq_lr_open(&g->lr, &g->log, 0, 4, e) < 0) {
 		tmq_group_close(g);
 		return tmq_fail(e, "out of memory");
 	}

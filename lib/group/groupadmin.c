@@ -117,7 +117,7 @@ target(const struct tmq_topic *t, const struct tmq_gpart *gp,
 		*out = gp->end > to->n ? gp->end - to->n : 0;
 		return 0;
 	case TMQ_POS_TIME:
-		if (tmq_lr_open(&lr, t->dirfd, gp->partition, t->key_width,
+		if (tmq_lr_open(&lr, t, gp->partition, t->key_width,
 		    e) < 0)
 			return -1;
 		rc = tmq_lr_seek_time(&lr, to->t, e);

@@ -140,7 +140,7 @@ read_tail(struct tmq_gfence *f, struct tmq_group *g, struct tmq_error *e)
 	for (p = 0; p < s->nparts; p++)
 		f->tail[p] = TMQ_NOT_COMMITTED;
 	if (!f->lr_open) {
-		if (tmq_lr_open(&f->lr, g->log.dirfd, 0, 4, e) < 0)
+		if (tmq_lr_open(&f->lr, &g->log, 0, 4, e) < 0)
 			return tmq_fail_prefix(e, "group %s", g->name);
 		f->lr_open = 1;
 	}

@@ -313,7 +313,8 @@ start_after(struct tmq_appender *a, unsigned p, unsigned day,
 		goto out;
 	/* Counted from the file's index (partscan.h): a day's file of
 	 * gigabytes is not read whole while every producer waits. */
-	tmq_pidx_init(&ix, t->dirfd, &files[n - 1], t->key_width);
+	tmq_pidx_init(&ix, t->dirfd, t->name, &files[n - 1], t->key_width,
+	    t->said);
 	if (tmq_pscan_file(&ix, fd, how, TMQ_PSCAN_WRITE, 0, &sc) < 0) {
 		if (errno == EINTR && tmq_stop)
 			tmq_fail(e, "nothing written: told to stop while "

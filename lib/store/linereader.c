@@ -44,12 +44,15 @@ static int open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e);
 static size_t file_for(const struct tmq_linereader *r, uint64_t offset);
 
 static int
-lr_init(struct tmq_linereader *r, int dirfd, struct tmq_dirlist *dl,
-    unsigned partition, int key_width, struct tmq_error *e)
+lr_init(struct tmq_linereader *r, int dirfd, const struct tmq_topic *t,
+    struct tmq_dirlist *dl, unsigned partition, int key_width,
+    struct tmq_error *e)
 {
 	memset(r, 0, sizeof *r);
 	r->fd = -1;
 	r->dirfd = dirfd;
+	r->topic = t->name;
+	r->said = t->said;
 	r->shared = dl;
 	r->partition = partition;
 	r->key_width = key_width;
@@ -66,17 +69,26 @@ lr_init(struct tmq_linereader *r, int dirfd, struct tmq_dirlist *dl,
 }
 
 int
-tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
-    int key_width, struct tmq_error *e)
+tmq_lr_open(struct tmq_linereader *r, const struct tmq_topic *t,
+    unsigned partition, int key_width, struct tmq_error *e)
 {
-	return lr_init(r, dirfd, NULL, partition, key_width, e);
+	return lr_init(r, t->dirfd, t, NULL, partition, key_width, e);
 }
 
 int
 tmq_lr_open_shared(struct tmq_linereader *r, struct tmq_dirlist *dl,
-    unsigned partition, int key_width, struct tmq_error *e)
+    const struct tmq_topic *t, unsigned partition, int key_width,
+    struct tmq_error *e)
 {
-	return lr_init(r, dl->dirfd, dl, partition, key_width, e);
+	return lr_init(r, dl->dirfd, t, dl, partition, key_width, e);
+}
+
+/* The index of pf, one of r's files. */
+static void
+ix_init(struct tmq_linereader *r, struct tmq_pidx *x,
+    const struct tmq_pfile *pf)
+{
+	tmq_pidx_init(x, r->dirfd, r->topic, pf, r->key_width, r->said);
 }
 
 /* Save what the index of the file read learnt, and let it go. */
@@ -176,7 +188,7 @@ open_file(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 		r->have_ixend = 0;
 	}
 	if (!r->have_ix) {
-		tmq_pidx_init(&r->ix, r->dirfd, &r->files[i], r->key_width);
+		ix_init(r, &r->ix, &r->files[i]);
 		r->have_ix = 1;
 	}
 	if (r->fd >= 0)
@@ -244,7 +256,7 @@ chained(struct tmq_linereader *r, size_t i, struct tmq_error *e)
 	if (fd < 0)
 		return e->sys == ENOENT ? 0 :
 		    tmq_fail_prefix(e, "partition %u", r->partition);
-	tmq_pidx_init(&x, r->dirfd, prev, r->key_width);
+	ix_init(r, &x, prev);
 	rc = tmq_pscan_file(&x, fd, how, 0, 0, &sc);
 	if (rc < 0) {
 		if (errno == EINTR && tmq_stop)
@@ -525,7 +537,7 @@ tmq_lr_end(struct tmq_linereader *r, uint64_t *end, struct tmq_error *e)
 			r->have_ixend = 0;
 		}
 		if (!r->have_ixend) {
-			tmq_pidx_init(&r->ixend, r->dirfd, last, r->key_width);
+			ix_init(r, &r->ixend, last);
 			r->have_ixend = 1;
 		}
 		x = &r->ixend;

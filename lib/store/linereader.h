@@ -25,6 +25,7 @@
 #include "holes.h"
 #include "partfile.h"
 #include "partindex.h"
+#include "topic.h"
 
 struct tmq_line {
 	const char *p;		/* not NUL-terminated; valid until next call */
@@ -36,6 +37,8 @@ struct tmq_line {
 
 struct tmq_linereader {
 	int dirfd;
+	const char *topic;	/* its topic's name and what its files' */
+	struct tmq_pidx_said *said;	/* indexes said (the topic's) */
 	unsigned partition;
 	int key_width;
 	struct tmq_pfile *files;
@@ -83,14 +86,18 @@ struct tmq_linereader {
 	int chain_known, cut;
 };
 
-int tmq_lr_open(struct tmq_linereader *r, int dirfd, unsigned partition,
-    int key_width, struct tmq_error *e);
+/* r for a partition of the topic t (open as long as r is: its name is in
+ * what its files' indexes are and say, and what they said is kept with
+ * it, partindex.h); t itself may move meanwhile. */
+int tmq_lr_open(struct tmq_linereader *r, const struct tmq_topic *t,
+    unsigned partition, int key_width, struct tmq_error *e);
 /* The same, taking the partition's files from a listing shared with the
  * topic's other readers (which must outlive r) instead of listing the
  * directory itself; the listing's spare_fd is asked for a descriptor when
  * none is left. */
 int tmq_lr_open_shared(struct tmq_linereader *r, struct tmq_dirlist *dl,
-    unsigned partition, int key_width, struct tmq_error *e);
+    const struct tmq_topic *t, unsigned partition, int key_width,
+    struct tmq_error *e);
 void tmq_lr_close(struct tmq_linereader *r);
 /* Close the file descriptor, to spare it; the next read reopens the file
  * where it was.  -1 when r holds none. */

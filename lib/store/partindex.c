@@ -1,5 +1,6 @@
-/* partindex.c: the sparse index beside each partition file (see
- * partindex.h for the layout, who writes it and why it is safe).
+/* partindex.c: the files of the sparse index beside each partition file
+ * (partindex.h says who writes it and why it is safe; lib/codec/partidx.c
+ * encodes and decodes it, and does the checks that need no file).
  *
  * A lookup opens the index, checks its header against the partition file
  * (the file's identity is hashed once per object), and searches the
@@ -14,14 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -35,17 +34,10 @@
 #include "regfile.h"
 #include "replace.h"
 
-#define MAGIC "TMQPIDX1"
-#define IDX_VERSION 2
 #define DOT TMQ_DOT_DIR
 /* Entries kept in memory at most (24 bytes each): past it, those on disk
  * are dropped, or, when none could be written, every other one. */
 #define MEMCAP 4096
-/* An index may hold one record per TMQ_PIDX_STEP of file; one with more
- * than one per SLACK_STEP, plus SLACK_RECS (what 512 MiB of growth since
- * this client last saw the file's size adds), is not one of ours. */
-#define SLACK_STEP (TMQ_PIDX_STEP / 8)
-#define SLACK_RECS 8192
 /* How long a reader tries for the shared lock on an index (a network
  * filesystem's), and a writer for the exclusive one: an honest writer
  * holds it for a moment; a lock held longer costs the speed-up only. */
@@ -53,132 +45,6 @@
 #define WRITE_LOCK_MS 20
 
 enum { ST_UNKNOWN, ST_OK, ST_ABSENT, ST_BAD };
-
-/* --- Encoding ------------------------------------------------------- */
-
-static void
-put32(unsigned char *b, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-put64(unsigned char *b, uint64_t v)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t
-get32(const unsigned char *b)
-{
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	    (uint32_t)b[3] << 24;
-}
-
-static uint64_t
-get64(const unsigned char *b)
-{
-	return (uint64_t)get32(b) | (uint64_t)get32(b + 4) << 32;
-}
-
-void
-tmq_pidx_header_encode(unsigned char *b, const struct tmq_pfile *pf,
-    int key_width, uint64_t topic_hash, uint64_t head_hash, uint32_t *seed)
-{
-	uint64_t sum;
-
-	memset(b, 0, TMQ_PIDX_HDR);
-	memcpy(b, MAGIC, 8);
-	put32(b + 8, IDX_VERSION);
-	put32(b + 12, TMQ_PIDX_STEP);
-	put32(b + 16, pf->partition);
-	put32(b + 20, pf->day);
-	put64(b + 24, pf->first);
-	put32(b + 32, (uint32_t)key_width);
-	put32(b + 36, TMQ_PIDX_HEAD);
-	put64(b + 40, head_hash);
-	put64(b + 48, topic_hash);
-	sum = XXH3_64bits(b, 56);
-	put64(b + 56, sum);
-	*seed = (uint32_t)sum;
-}
-
-int
-tmq_pidx_header_decode(const unsigned char *b, size_t n,
-    const struct tmq_pfile *pf, int key_width, uint64_t topic_hash,
-    uint64_t *head_hash, uint32_t *seed, const char **why)
-{
-	if (n < TMQ_PIDX_HDR || memcmp(b, MAGIC, 8) != 0) {
-		*why = "not an index";
-		return -1;
-	}
-	if (get64(b + 56) != XXH3_64bits(b, 56)) {
-		*why = "damaged";
-		return -1;
-	}
-	if (get32(b + 8) == 1) {
-		*why = "of an older version";
-		return -1;
-	}
-	if (get32(b + 8) != IDX_VERSION || get32(b + 12) != TMQ_PIDX_STEP ||
-	    get32(b + 36) != TMQ_PIDX_HEAD) {
-		*why = "of another kind";
-		return -1;
-	}
-	if (get32(b + 16) != pf->partition || get32(b + 20) != pf->day ||
-	    get64(b + 24) != pf->first || (int32_t)get32(b + 32) != key_width ||
-	    get64(b + 48) != topic_hash) {
-		*why = "not this file's index";
-		return -1;
-	}
-	*head_hash = get64(b + 40);
-	*seed = (uint32_t)get64(b + 56);
-	return 0;
-}
-
-void
-tmq_pidx_record_encode(unsigned char *b, uint32_t seed,
-    const struct tmq_pidx_ent *at, uint32_t win)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &at->maxts, 8);
-	put64(b, at->line);
-	put64(b + 8, at->pos);
-	put64(b + 16, bits);
-	put32(b + 24, win);
-	put32(b + 28, XXH32(b, 28, seed));
-}
-
-void
-tmq_pidx_stamp_encode(unsigned char *b, uint32_t seed,
-    const struct tmq_pidx_stamp *st)
-{
-	memset(b, 0, TMQ_PIDX_STAMP);
-	put64(b, st->size);
-	put64(b + 8, (uint64_t)st->ctime_sec);
-	put32(b + 16, st->ctime_nsec);
-	put32(b + 28, XXH32(b, 28, seed));
-}
-
-int
-tmq_pidx_stamp_decode(const unsigned char *b, uint32_t seed,
-    struct tmq_pidx_stamp *st)
-{
-	if (get32(b + 28) != XXH32(b, 28, seed) || get64(b + 20) != 0 ||
-	    get64(b) > (uint64_t)INT64_MAX || get32(b + 16) >= 1000000000u)
-		return -1;
-	st->size = get64(b);
-	st->ctime_sec = (int64_t)get64(b + 8);
-	st->ctime_nsec = get32(b + 16);
-	return 0;
-}
 
 /* The stamp of a partition file as it is now. */
 static void
@@ -189,72 +55,20 @@ stamp_of(const struct stat *st, struct tmq_pidx_stamp *s)
 	s->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 }
 
-int
-tmq_pidx_record_decode(const unsigned char *b, uint32_t seed,
-    struct tmq_pidx_ent *at, uint32_t *win)
+/* What x's index's header must say. */
+static void
+id_of(const struct tmq_pidx *x, struct tmq_pidx_id *id)
 {
-	uint64_t bits;
-
-	if (get32(b + 28) != XXH32(b, 28, seed))
-		return -1;
-	at->line = get64(b);
-	at->pos = get64(b + 8);
-	bits = get64(b + 16);
-	memcpy(&at->maxts, &bits, 8);
-	*win = get32(b + 24);
-	/* A line is a byte at least (its newline), and a record is at a
-	 * line's start past the first: there are lines before it.  A NaN
-	 * maxts is none of ours (a NaN time counts as +inf). */
-	if (at->pos == 0 || at->line == 0 || at->line > at->pos ||
-	    at->pos > (uint64_t)INT64_MAX || isnan(at->maxts))
-		return -1;
-	return 0;
+	id->partition = x->pf.partition;
+	id->day = x->pf.day;
+	id->first = x->pf.first;
+	id->key_width = x->key_width;
+	id->topic_hash = x->topic_hash;
 }
 
 /* --- Saying ----------------------------------------------------------- */
 
-static uint64_t *said_set;
-static size_t said_n, said_cap;
 static int quiet;
-
-/* The topic's name for messages: its directory's last component. */
-static void
-topic_of(int dirfd, char *out, size_t n)
-{
-	char path[64], target[PATH_MAX];
-	const char *base;
-	ssize_t len;
-
-	snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
-	len = readlink(path, target, sizeof target - 1);
-	if (len <= 0) {
-		snprintf(out, n, "a topic");
-		return;
-	}
-	target[len] = '\0';
-	base = strrchr(target, '/');
-	tmq_escape_name(base != NULL ? base + 1 : target, out, n);
-}
-
-/* The hash of the topic's name (its directory's last component): 0, or
- * -1 when it cannot be known (then no index is used). */
-static int
-topic_hash(int dirfd, uint64_t *h)
-{
-	char path[64], target[PATH_MAX];
-	const char *base;
-	ssize_t len;
-
-	snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
-	len = readlink(path, target, sizeof target - 1);
-	if (len <= 0)
-		return -1;
-	target[len] = '\0';
-	base = strrchr(target, '/');
-	base = base != NULL ? base + 1 : target;
-	*h = XXH3_64bits(base, strlen(base));
-	return 0;
-}
 
 void
 tmq_pidx_quiet(int on)
@@ -262,41 +76,70 @@ tmq_pidx_quiet(int on)
 	quiet = on;
 }
 
-/* Say once in the process life that x's index is refused, and why. */
+struct tmq_pidx_said *
+tmq_pidx_said_new(void)
+{
+	return calloc(1, sizeof (struct tmq_pidx_said));
+}
+
+void
+tmq_pidx_said_free(struct tmq_pidx_said *s)
+{
+	if (s == NULL)
+		return;
+	free(s->h);
+	free(s);
+}
+
+/* Whether s had said what key says (and now it has): 1 when it had, or
+ * when it cannot be kept (then nothing is said: as before, at most
+ * once). */
+static int
+said_before(struct tmq_pidx_said *s, const char *key)
+{
+	uint64_t h = XXH3_64bits(key, strlen(key));
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->h[i] == h)
+			return 1;
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 16;
+		uint64_t *nh = realloc(s->h, nc * sizeof *nh);
+
+		if (nh == NULL)
+			return 1;
+		s->h = nh;
+		s->cap = nc;
+	}
+	s->h[s->n++] = h;
+	return 0;
+}
+
+/* Say that x's index is refused, and why: once for x, and once for the
+ * set of what was said its caller gave (a reader's, for all the indexes
+ * of its partition it looks at). */
 static void
 refuse(struct tmq_pidx *x, const char *why)
 {
-	char topic[160], name[80], key[PATH_MAX + 96];
-	struct stat st;
-	uint64_t h;
-	size_t i;
+	char topic[160], name[80], key[160];
 
 	x->state = ST_BAD;
 	x->have_last = 0;
 	if (x->said)
 		return;
 	x->said = 1;
-	if (fstat(x->dirfd, &st) < 0)
-		memset(&st, 0, sizeof st);
-	snprintf(key, sizeof key, "%ju %ju %s %s", (uintmax_t)st.st_dev,
-	    (uintmax_t)st.st_ino, x->pf.name, why);
-	h = XXH3_64bits(key, strlen(key));
-	for (i = 0; i < said_n; i++)
-		if (said_set[i] == h)
+	if (x->saidset != NULL) {
+		snprintf(key, sizeof key, "%s %s", x->pf.name, why);
+		if (said_before(x->saidset, key))
 			return;
-	if (said_n == said_cap) {
-		size_t nc = said_cap ? 2 * said_cap : 16;
-		uint64_t *ns = realloc(said_set, nc * sizeof *ns);
-
-		if (ns == NULL)
-			return;
-		said_set = ns;
-		said_cap = nc;
 	}
-	said_set[said_n++] = h;
 	if (quiet)
 		return;
-	topic_of(x->dirfd, topic, sizeof topic);
+	if (x->topic != NULL)
+		tmq_escape_name(x->topic, topic, sizeof topic);
+	else
+		snprintf(topic, sizeof topic, "a topic");
 	tmq_pidx_name(x->pf.name, name, sizeof name);
 	tmq_notice("%s: " DOT "/%s refused (%s): the file is read without it",
 	    topic, name, why);
@@ -318,19 +161,23 @@ tmq_pidx_name(const char *pfname, char *out, size_t n)
 }
 
 void
-tmq_pidx_init(struct tmq_pidx *x, int dirfd, const struct tmq_pfile *pf,
-    int key_width)
+tmq_pidx_init(struct tmq_pidx *x, int dirfd, const char *topic,
+    const struct tmq_pfile *pf, int key_width, struct tmq_pidx_said *said)
 {
 	memset(x, 0, sizeof *x);
 	x->dirfd = dirfd;
+	x->topic = topic;
+	x->saidset = said;
 	x->pf = *pf;
 	x->key_width = key_width;
 	x->state = ST_UNKNOWN;
 	x->due = TMQ_PIDX_STEP;
 	/* The topic's name is in the index's identity: the index of a
 	 * file of the same name in another topic is not this one's. */
-	if (topic_hash(dirfd, &x->topic_hash) < 0 || (getenv("TMQ_INDEX") !=
-	    NULL && strcmp(getenv("TMQ_INDEX"), "off") == 0)) {
+	if (topic != NULL)
+		x->topic_hash = tmq_pidx_topic_hash(topic);
+	if (topic == NULL || (getenv("TMQ_INDEX") != NULL &&
+	    strcmp(getenv("TMQ_INDEX"), "off") == 0)) {
 		x->state = ST_ABSENT;
 		x->nowrite = 1;
 		x->due = UINT64_MAX;
@@ -418,9 +265,12 @@ window_ok(int fd, int how, uint64_t pos, uint32_t win)
 	unsigned char b[TMQ_PIDX_WIN];
 	size_t n = pos < TMQ_PIDX_WIN ? (size_t)pos : TMQ_PIDX_WIN;
 
-	if (n == 0 || read_at(fd, how, b, n, pos - n) < 0)
+	uint32_t h;
+
+	if (n == 0 || read_at(fd, how, b, n, pos - n) < 0 ||
+	    tmq_pidx_window(b, n, &h) < 0)
 		return -1;
-	return b[n - 1] == '\n' && XXH32(b, n, 0) == win ? 0 : -1;
+	return h == win ? 0 : -1;
 }
 
 static uint32_t
@@ -429,8 +279,11 @@ window_of(int fd, int how, uint64_t pos, int *ok)
 	unsigned char b[TMQ_PIDX_WIN];
 	size_t n = pos < TMQ_PIDX_WIN ? (size_t)pos : TMQ_PIDX_WIN;
 
-	*ok = n > 0 && read_at(fd, how, b, n, pos - n) == 0 && b[n - 1] == '\n';
-	return *ok ? XXH32(b, n, 0) : 0;
+	uint32_t h = 0;
+
+	*ok = n > 0 && read_at(fd, how, b, n, pos - n) == 0 &&
+	    tmq_pidx_window(b, n, &h) == 0;
+	return h;
 }
 
 /* An open index, for one lookup. */
@@ -457,13 +310,14 @@ static int
 open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 {
 	unsigned char hdr[TMQ_PIDX_START];
-	struct tmq_pidx_stamp was;
-	int tries;
+	struct tmq_pidx_stamp was, now;
+	struct tmq_pidx_id id;
+	int tries, cmp;
 	char name[80];
 	struct tmq_error e;
 	struct stat st;
 	const char *why;
-	uint64_t hh, size, max;
+	uint64_t hh, size;
 	uint32_t seed;
 	int dfd, err;
 
@@ -557,8 +411,9 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		refuse(x, "damaged");
 		return -1;
 	}
-	if (tmq_pidx_header_decode(hdr, sizeof hdr, &x->pf, x->key_width,
-	    x->topic_hash, &hh, &seed, &why) < 0) {
+	id_of(x, &id);
+	if (tmq_pidx_header_decode(hdr, sizeof hdr, &id, &hh, &seed,
+	    &why) < 0) {
 		close_ix(o);
 		x->stale = strcmp(why, "not this file's index") == 0;
 		/* (one of an older tmq: replaced without a word) */
@@ -594,25 +449,27 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 	/* Written to since this user's readers last saw it, and not only
 	 * appended to: the line numbers of the records may be false now
 	 * (partindex.h, "A file rewritten in place"). */
-	if ((int64_t)st.st_ctim.tv_sec != was.ctime_sec ||
-	    (uint32_t)st.st_ctim.tv_nsec != was.ctime_nsec) {
+	stamp_of(&st, &now);
+	if ((cmp = tmq_pidx_stamp_cmp(&was, &now)) != TMQ_PIDX_SAME) {
 		/* (A check reads every line against every record: it says
 		 * which is wrong, if any, and stamps the index it finds
 		 * right.) */
 		/* An append under way moves the times before the size (the
 		 * kernel updates them first): look again, for up to 50 ms,
 		 * before a file that did not grow is taken for rewritten. */
-		for (tries = 0; tries < 5 && (uint64_t)st.st_size == was.size &&
+		for (tries = 0; tries < 5 && now.size == was.size &&
 		    !x->checking; tries++) {
 			poll(NULL, 0, 10);
 			if (fstat(fd, &st) < 0) {
 				close_ix(o);
 				return -1;
 			}
+			stamp_of(&st, &now);
+			cmp = tmq_pidx_stamp_cmp(&was, &now);
 		}
-		if ((uint64_t)st.st_size <= was.size && !x->checking) {
+		if (cmp != TMQ_PIDX_GROWN && !x->checking) {
 			close_ix(o);
-			refuse(x, (uint64_t)st.st_size < was.size ?
+			refuse(x, cmp == TMQ_PIDX_SHORTER ?
 			    "the file is shorter than when it was indexed" :
 			    "the file was written to in place since it was "
 			    "indexed");
@@ -620,8 +477,7 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		}
 		x->restamp = 1;
 	}
-	max = (uint64_t)st.st_size / SLACK_STEP + SLACK_RECS;
-	if (o->nrec > max) {
+	if (o->nrec > tmq_pidx_max_records(now.size)) {
 		close_ix(o);
 		refuse(x, "too large");
 		return -1;
@@ -648,31 +504,6 @@ record(struct tmq_pidx *x, struct open_ix *o, uint64_t k,
 	return 0;
 }
 
-/* a before b, as records of one file are: both further on. */
-static int
-ordered(const struct tmq_pidx_ent *a, const struct tmq_pidx_ent *b)
-{
-	return a->line < b->line && a->pos < b->pos &&
-	    b->line - a->line <= b->pos - a->pos && a->maxts <= b->maxts;
-}
-
-enum { BY_LINE, BY_TIME, BY_TIME_STRICT, LAST };
-
-/* Does entry at come at or before what is looked for? */
-static int
-before(const struct tmq_pidx_ent *at, int by, uint64_t line, double t)
-{
-	switch (by) {
-	case BY_LINE:
-		return at->line <= line;
-	case BY_TIME:
-		return at->maxts < t;
-	case BY_TIME_STRICT:
-		return at->maxts <= t;
-	}
-	return 1;
-}
-
 /* The last record that comes before what is looked for, checked against
  * the file: 1 with *at set, 0 when none does, -1 when none can be used. */
 static int
@@ -689,20 +520,20 @@ search(struct tmq_pidx *x, int fd, int how, int by, uint64_t line,
 	if (open_ix(x, fd, how, &o) < 0)
 		return -1;
 	h = o.nrec;
-	if (by == LAST && h > 0)
+	if (by == TMQ_PIDX_LAST && h > 0)
 		l = h - 1;
 	while (l < h) {
-		m = by == LAST ? l : l + (h - l) / 2;
+		m = by == TMQ_PIDX_LAST ? l : l + (h - l) / 2;
 		if (record(x, &o, m, &mid, &win) < 0)
 			goto out;
-		if ((have_lo && !ordered(&lo, &mid)) ||
-		    (have_hi && !ordered(&mid, &hi))) {
+		if ((have_lo && !tmq_pidx_ordered(&lo, &mid)) ||
+		    (have_hi && !tmq_pidx_ordered(&mid, &hi))) {
 			snprintf(why, sizeof why, "record %" PRIu64 " out of "
 			    "order", m);
 			refuse(x, why);
 			goto out;
 		}
-		if (before(&mid, by, line, t)) {
+		if (tmq_pidx_before(&mid, by, line, t)) {
 			lo = mid;
 			lowin = win;
 			have_lo = 1;
@@ -724,7 +555,7 @@ search(struct tmq_pidx *x, int fd, int how, int by, uint64_t line,
 		}
 		*at = lo;
 		rc = 1;
-		if (by == LAST || l == o.nrec) {
+		if (by == TMQ_PIDX_LAST || l == o.nrec) {
 			x->last = lo;
 			x->have_last = 1;
 			if (x->due < lo.pos + TMQ_PIDX_STEP)
@@ -746,7 +577,7 @@ search_mem(const struct tmq_pidx *x, int by, uint64_t line, double t,
 	while (l < h) {
 		size_t m = l + (h - l) / 2;
 
-		if (before(&x->mem[m].at, by, line, t))
+		if (tmq_pidx_before(&x->mem[m].at, by, line, t))
 			l = m + 1;
 		else
 			h = m;
@@ -775,10 +606,10 @@ lookup(struct tmq_pidx *x, int fd, int how, int by, uint64_t line,
 	/* An index read for the first time said where its records end:
 	 * entries are wanted past them only.  One that is absent or
 	 * refused wants them from the start (x->due as it was). */
-	if (x->state == ST_OK && !x->have_last && x->nmem == 0 && by != LAST) {
+	if (x->state == ST_OK && !x->have_last && x->nmem == 0 && by != TMQ_PIDX_LAST) {
 		struct tmq_pidx_ent l;
 
-		(void)search(x, fd, how, LAST, 0, 0, &l);
+		(void)search(x, fd, how, TMQ_PIDX_LAST, 0, 0, &l);
 	}
 }
 
@@ -786,68 +617,23 @@ void
 tmq_pidx_floor_line(struct tmq_pidx *x, int fd, int how, uint64_t line,
     struct tmq_pidx_ent *at)
 {
-	lookup(x, fd, how, BY_LINE, line, 0, at);
+	lookup(x, fd, how, TMQ_PIDX_BY_LINE, line, 0, at);
 }
 
 void
 tmq_pidx_floor_time(struct tmq_pidx *x, int fd, int how, double t,
     int strict, struct tmq_pidx_ent *at)
 {
-	lookup(x, fd, how, strict ? BY_TIME_STRICT : BY_TIME, 0, t, at);
+	lookup(x, fd, how, strict ? TMQ_PIDX_BY_TIME_STRICT : TMQ_PIDX_BY_TIME, 0, t, at);
 }
 
 void
 tmq_pidx_last(struct tmq_pidx *x, int fd, int how, struct tmq_pidx_ent *at)
 {
-	lookup(x, fd, how, LAST, 0, 0, at);
+	lookup(x, fd, how, TMQ_PIDX_LAST, 0, 0, at);
 }
 
 /* --- Building --------------------------------------------------------- */
-
-void
-tmq_tsmax_init(struct tmq_tsmax *m, double from)
-{
-	memset(m, 0, sizeof *m);
-	m->other = from;
-}
-
-/* The fast kind (partindex.h): the first digit of each group tells it
- * (below 41: under 2^31, so no sign and no NaN; below 82: no overflow). */
-void
-tmq_tsmax_slow(struct tmq_tsmax *m, const char *c)
-{
-	uint64_t bits;
-	double ts;
-	unsigned j, bad = 0;
-
-	if (tmq_b85_decode64(c, &bits) < 0)
-		return;
-	memcpy(&ts, &bits, 8);
-	if (!m->have) {
-		unsigned char d[10];
-
-		for (j = 0; j < 10; j++)
-			bad |= d[j] = tmq_b85_digit[(unsigned char)c[j]];
-		if (!(bad & 0x80) && d[0] < 41 && d[5] < 82) {
-			memcpy(m->raw, c, 10);
-			m->have = 1;
-			return;
-		}
-	}
-	m->other = tmq_pidx_ts(m->other, ts);
-}
-
-double
-tmq_tsmax_get(const struct tmq_tsmax *m)
-{
-	uint64_t bits;
-	double ts;
-
-	if (!m->have || tmq_b85_decode64((const char *)m->raw, &bits) < 0)
-		return m->other;
-	memcpy(&ts, &bits, 8);
-	return tmq_pidx_ts(m->other, ts);
-}
 
 void
 tmq_pidx_add(struct tmq_pidx *x, const struct tmq_pidx_ent *at, int from0,
@@ -936,6 +722,7 @@ save_new(struct tmq_pidx *x, int fd, int how)
 {
 	unsigned char hdr[TMQ_PIDX_START];
 	struct tmq_pidx_stamp now;
+	struct tmq_pidx_id id;
 	struct stat st;
 	char name[80], tmp[TMQ_TMP_NAME_MAX];
 	struct tmq_error e;
@@ -959,8 +746,8 @@ save_new(struct tmq_pidx *x, int fd, int how)
 		close(dfd);
 		return;
 	}
-	tmq_pidx_header_encode(hdr, &x->pf, x->key_width, x->topic_hash,
-	    x->head_hash, &x->seed);
+	id_of(x, &id);
+	tmq_pidx_header_encode(hdr, &id, x->head_hash, &x->seed);
 	if (fstat(fd, &st) < 0) {
 		close(wfd);
 		unlinkat(dfd, tmp, 0);
@@ -1009,14 +796,16 @@ save_append(struct tmq_pidx *x, int fd, int how)
 {
 	unsigned char hdr[TMQ_PIDX_START], stamp[TMQ_PIDX_STAMP];
 	struct tmq_pidx_stamp now;
+	struct tmq_pidx_id id;
 	struct stat pst;
 	struct tmq_pidx_ent last = { 0, 0, -INFINITY };
 	struct open_ix o;
 	struct tmq_error e;
 	struct stat st;
 	char name[80];
-	uint64_t size;
-	uint32_t win;
+	const char *why;
+	uint64_t size, hh;
+	uint32_t win, seed;
 	off_t sz;
 	size_t i;
 	int dfd, wfd, remote, lastc, ok = 0;
@@ -1024,6 +813,7 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	if (open_ix(x, fd, how, &o) < 0)
 		return;
 	close_ix(&o);
+	id_of(x, &id);
 	tmq_pidx_name(x->pf.name, name, sizeof name);
 	dfd = tmq_dot_open(x->dirfd, 0);
 	if (dfd < 0)
@@ -1059,8 +849,8 @@ save_append(struct tmq_pidx *x, int fd, int how)
 		size = (uint64_t)sz;
 	/* Replaced meanwhile by one of another header: next time. */
 	if (size < TMQ_PIDX_START || read_at(o.fd, o.how, hdr,
-	    TMQ_PIDX_HDR, 0) < 0 || get64(hdr + 56) != XXH3_64bits(hdr, 56) ||
-	    (uint32_t)get64(hdr + 56) != x->seed)
+	    TMQ_PIDX_HDR, 0) < 0 || tmq_pidx_header_decode(hdr, TMQ_PIDX_HDR,
+	    &id, &hh, &seed, &why) < 0 || seed != x->seed)
 		goto out;
 	o.nrec = (size - TMQ_PIDX_START) / TMQ_PIDX_REC;
 	if (o.nrec > 0 && record(x, &o, o.nrec - 1, &last, &win) < 0)
@@ -1257,7 +1047,7 @@ check_next_rec(struct tmq_pidx_check *c)
 		check_wrong(c, "record %" PRIu64 " damaged", c->next);
 		return;
 	}
-	if (had && !ordered(&prev, &c->rec)) {
+	if (had && !tmq_pidx_ordered(&prev, &c->rec)) {
 		check_wrong(c, "record %" PRIu64 " out of order", c->next);
 		return;
 	}
@@ -1271,7 +1061,7 @@ check_next_rec(struct tmq_pidx_check *c)
 }
 
 int
-tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
+tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd, const char *topic,
     const struct tmq_pfile *pf, int key_width, int fd, int how)
 {
 	struct open_ix o;
@@ -1283,7 +1073,7 @@ tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
 	c->fd = fd;
 	c->how = how;
 	c->maxts = -INFINITY;
-	tmq_pidx_init(&c->x, dirfd, pf, key_width);
+	tmq_pidx_init(&c->x, dirfd, topic, pf, key_width, NULL);
 	if (c->x.state == ST_ABSENT)
 		return 0;	/* TMQ_INDEX=off */
 	tmq_pidx_name(pf->name, name, sizeof name);

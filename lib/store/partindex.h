@@ -15,25 +15,12 @@
  * dot-folder where the TwainMQ library never looks (tmq-format(5), "Files
  * of tmq's own"), and whose files a topic's delete removes.
  *
- * The file, integers little-endian, doubles as their IEEE 754 bits:
- *
- *   header, 64 bytes:
- *     "TMQPIDX1", u32 version (2), u32 step (TMQ_PIDX_STEP),
- *     u32 partition, u32 day, u64 first (the partition file's name),
- *     i32 key width, u32 head length (TMQ_PIDX_HEAD),
- *     u64 XXH3 of the partition file's first head length bytes,
- *     u64 XXH3 of the topic's name, u64 XXH3 of the 56 bytes before it
- *   the stamp, 32 bytes, rewritten in place by each writer (below):
- *     u64 the partition file's size, i64 and u32 its change time (st_ctim:
- *     seconds, nanoseconds), 8 zero bytes, u32 XXH32 of the 28 bytes
- *     before it, seeded with the header's own
- *   then records, 32 bytes each, in the order of the file:
- *     u64 line: the lines of the file before pos
- *     u64 pos: a line's first byte (just after a newline)
- *     f64 maxts: the largest time of those lines a seek by time can stop
- *         at (below), -inf when none; a NaN time counts as +inf
- *     u32 XXH32 of the 32 bytes of the partition file before pos
- *     u32 XXH32 of the 28 bytes before it, seeded with the header's own
+ * The file: a header naming the partition file, the topic and a hash of
+ * the file's first bytes; a stamp of the file's size and change time; then
+ * fixed-size records, each a line number, a byte position, a maxts and a
+ * hash of the 32 bytes before the position, each sealed with a checksum.
+ * Its encoding, and the checks that need no file, are lib/codec/partidx.h
+ * (pure, unit-tested alone: t-partidx); this file does the files.
  *
  * Why so.  Fixed-size records are appended with one write(2) each batch,
  * so a reader sees whole records or a short tail it leaves aside, and a
@@ -79,7 +66,10 @@
  * position is a newline, its position is within the file, and the 32
  * bytes before it hash as it says.  An index that fails any of that, is
  * not a regular file, is larger than any index of a file that size, or
- * is not this user's alone (above), is ignored as absent: said once (through notice.h), and replaced by a reader that may
+ * is not this user's alone (above), is ignored as absent: said once
+ * (through notice.h, naming the topic by the name its caller gave, once
+ * for each set of what was said the caller keeps: a line reader's), and
+ * replaced by a reader that may
  * write .tmq, from what that reader counted itself.  A reader that may
  * not write reads correctly, only without the speed-up (what it learnt is
  * kept in memory while it runs).  What the checks cannot see is an index
@@ -119,35 +109,23 @@
 #ifndef TMQ_PARTINDEX_H
 #define TMQ_PARTINDEX_H
 
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <string.h>
-
-#include "base85.h"
 #include "error.h"
 #include "partfile.h"
+#include "partidx.h"
 
-#define TMQ_PIDX_STEP (64 * 1024)	/* bytes of file between entries */
-#define TMQ_PIDX_HEAD 4096		/* bytes of file in its identity */
-#define TMQ_PIDX_HDR 64			/* the header proper */
-#define TMQ_PIDX_STAMP 32		/* the stamp after it */
-#define TMQ_PIDX_START (TMQ_PIDX_HDR + TMQ_PIDX_STAMP)	/* the records' */
-#define TMQ_PIDX_REC 32
-#define TMQ_PIDX_WIN 32			/* bytes before pos in each record */
-/* Lines at least this long are skipped by readers ("line too long",
- * linereader.c's buffer): a seek by time never stops at one. */
-#define TMQ_PIDX_LONG (64 * 1024)
-
-/* A place in a partition file: a line's first byte, the lines before
- * it, and the largest time among them that a seek by time could stop at
- * (-inf when none). */
-struct tmq_pidx_ent {
-	uint64_t line;
-	uint64_t pos;
-	double maxts;
+/* What was said of indexes: each refusal (a file's name and why) once for
+ * as long as whoever keeps the set (a line reader, for all the indexes
+ * of its partition it looks at: tmq_pidx_init's said). */
+struct tmq_pidx_said {
+	uint64_t *h;
+	size_t n, cap;
 };
+/* A new empty set (NULL when out of memory), and its end. */
+struct tmq_pidx_said *tmq_pidx_said_new(void);
+void tmq_pidx_said_free(struct tmq_pidx_said *s);
 
 /* An entry learnt by a reader, with the hash of the 32 bytes before it
  * when the reader had them at hand (else they are read when it is
@@ -163,6 +141,8 @@ struct tmq_pidx_mem {
  * descriptors for the partition files. */
 struct tmq_pidx {
 	int dirfd;			/* the topic directory (not owned) */
+	const char *topic;		/* its name (not owned) */
+	struct tmq_pidx_said *saidset;	/* what was said, or NULL */
 	struct tmq_pfile pf;
 	int key_width;
 	int state;			/* partindex.c */
@@ -180,15 +160,21 @@ struct tmq_pidx {
 	int mem_from0;
 	uint64_t due;			/* the next entry wanted at this byte */
 	int nowrite;			/* .tmq cannot be written: stop trying */
-	int said;			/* a refusal said (also process-wide) */
+	int said;			/* a refusal said (also in saidset) */
 	int restamp;			/* the file grew since the stamp */
 	int checking;			/* tmq-dump --verify's: every record
 					 * is checked, whatever the stamp */
 	int stale;			/* refused as another file's */
 };
 
-void tmq_pidx_init(struct tmq_pidx *x, int dirfd, const struct tmq_pfile *pf,
-    int key_width);
+/* x for the partition file pf of the topic named topic (its directory
+ * dirfd), both the caller's and kept as long as x: the name is in the
+ * index's identity (an index moved from another topic's .tmq is not this
+ * one's) and in what is said of it; NULL: no index.  said: the set of
+ * what was said that x adds to (not owned), or NULL (x says each thing
+ * once). */
+void tmq_pidx_init(struct tmq_pidx *x, int dirfd, const char *topic,
+    const struct tmq_pfile *pf, int key_width, struct tmq_pidx_said *said);
 /* Save what was learnt (tmq_pidx_save with the file closed), then free. */
 void tmq_pidx_free(struct tmq_pidx *x);
 
@@ -221,68 +207,6 @@ tmq_pidx_due(const struct tmq_pidx *x, uint64_t pos)
 }
 void tmq_pidx_add(struct tmq_pidx *x, const struct tmq_pidx_ent *at,
     int from0, const void *before);
-static inline double
-tmq_pidx_ts(double maxts, double ts)
-{
-	if (isnan(ts))
-		ts = INFINITY;
-	return ts > maxts ? ts : maxts;
-}
-/* A running maxts kept from lines' encoded times, for counts that look at
- * every line: two encoded times of finite non-negative doubles (all but
- * NaN, infinities, negative times and those past 1e300 or so) compare as
- * their base85 digits do, most significant first, so a time is decoded
- * only when it is larger than the largest so far, and then only from the
- * first character that differs; the others go through the decoder.
- * tmq_tsmax_get gives what tmq_pidx_ts folding each line's time gives. */
-struct tmq_tsmax {
-	int have;			/* raw holds a time of the fast kind */
-	unsigned char raw[16];		/* its ten characters */
-	double other;			/* the largest of the other times */
-};
-void tmq_tsmax_init(struct tmq_tsmax *m, double from);
-void tmq_tsmax_slow(struct tmq_tsmax *m, const char *c);
-double tmq_tsmax_get(const struct tmq_tsmax *m);
-/* Fold a line's ten timestamp characters (c, not NUL-terminated): a time
- * that does not decode counts for nothing. */
-static inline void
-tmq_tsmax_fold(struct tmq_tsmax *m, const char *c)
-{
-	const unsigned char *u = (const unsigned char *)c, *dg = tmq_b85_digit;
-	uint64_t a, b, x;
-	unsigned i, bad;
-
-	if (!m->have) {
-		tmq_tsmax_slow(m, c);
-		return;
-	}
-	memcpy(&a, c, 8);
-	memcpy(&b, m->raw, 8);
-	if ((x = a ^ b) != 0) {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		i = (unsigned)__builtin_clzll(x) >> 3;
-#else
-		i = (unsigned)__builtin_ctzll(x) >> 3;
-#endif
-	} else if (u[8] != m->raw[8])
-		i = 8;
-	else if (u[9] != m->raw[9])
-		i = 9;
-	else
-		return;			/* the same time */
-	/* Characters before i are the largest's: digits.  A smaller digit
-	 * at i is a smaller time, or no time at all (0xff is no digit). */
-	if (dg[u[i]] < dg[m->raw[i]])
-		return;
-	bad = dg[u[0]] | dg[u[1]] | dg[u[2]] | dg[u[3]] | dg[u[4]] |
-	    dg[u[5]] | dg[u[6]] | dg[u[7]] | dg[u[8]] | dg[u[9]];
-	if ((bad & 0x80) || dg[u[0]] >= 41 || dg[u[5]] >= 82) {
-		tmq_tsmax_slow(m, c);
-		return;
-	}
-	memcpy(m->raw, c, 10);
-}
-
 /* Write what was learnt (best effort: nothing is said when it cannot
  * be); fd/how: the partition file, or -1 to open it. */
 void tmq_pidx_save(struct tmq_pidx *x, int fd, int how);
@@ -319,7 +243,8 @@ struct tmq_pidx_check {
 };
 /* 1 when there is an index to check (pf open as fd/how), 0 when none. */
 int tmq_pidx_check_begin(struct tmq_pidx_check *c, int dirfd,
-    const struct tmq_pfile *pf, int key_width, int fd, int how);
+    const char *topic, const struct tmq_pfile *pf, int key_width, int fd,
+    int how);
 void tmq_pidx_check_line(struct tmq_pidx_check *c, uint64_t pos, size_t n,
     int problem, int has_ts, double ts);
 /* Done: 0 when the index is right (or there is none), 1 when it was
@@ -330,28 +255,5 @@ int tmq_pidx_check_end(struct tmq_pidx_check *c);
 /* tmq-dump --verify says what is wrong with each index itself: no
  * "refused" notice then. */
 void tmq_pidx_quiet(int on);
-
-/* For the fuzzer and the unit test: decode a header for the partition
- * file pf (0, or -1 with *why), and a record with the header's seed. */
-int tmq_pidx_header_decode(const unsigned char *b, size_t n,
-    const struct tmq_pfile *pf, int key_width, uint64_t topic_hash,
-    uint64_t *head_hash, uint32_t *seed, const char **why);
-int tmq_pidx_record_decode(const unsigned char *b, uint32_t seed,
-    struct tmq_pidx_ent *at, uint32_t *win);
-void tmq_pidx_header_encode(unsigned char *b, const struct tmq_pfile *pf,
-    int key_width, uint64_t topic_hash, uint64_t head_hash, uint32_t *seed);
-void tmq_pidx_record_encode(unsigned char *b, uint32_t seed,
-    const struct tmq_pidx_ent *at, uint32_t win);
-/* The stamp: the partition file's size and change time as the index's
- * user last saw them (above, "A file rewritten in place"). */
-struct tmq_pidx_stamp {
-	uint64_t size;
-	int64_t ctime_sec;
-	uint32_t ctime_nsec;
-};
-void tmq_pidx_stamp_encode(unsigned char *b, uint32_t seed,
-    const struct tmq_pidx_stamp *s);
-int tmq_pidx_stamp_decode(const unsigned char *b, uint32_t seed,
-    struct tmq_pidx_stamp *s);
 
 #endif

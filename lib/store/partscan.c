@@ -262,7 +262,7 @@ count_last(const struct tmq_topic *t, const struct tmq_pfile *pf,
 	fd = tmq_dr_openat(t->dirfd, pf->name, &how, e);
 	if (fd < 0)
 		return tmq_fail_prefix(e, "partition %u", pf->partition);
-	tmq_pidx_init(&x, t->dirfd, pf, t->key_width);
+	tmq_pidx_init(&x, t->dirfd, t->name, pf, t->key_width, t->said);
 	rc = tmq_pscan_file(&x, fd, how, 0, 0, &s);
 	if (rc < 0)
 		tmq_fail_errno(e, "partition %u: %s", pf->partition, pf->name);

@@ -21,6 +21,7 @@
 #include "grow.h"
 #include "names.h"
 #include "partfile.h"
+#include "partindex.h"
 #include "timestamp.h"
 #include "regfile.h"
 #include "topic.h"
@@ -39,6 +40,7 @@ tmq_topic_close(struct tmq_topic *t)
 	free(t->types);
 	free(t->name);
 	free(t->group_topic);
+	tmq_pidx_said_free(t->said);
 	memset(t, 0, sizeof *t);
 	t->dirfd = -1;
 }
@@ -322,7 +324,7 @@ tmq_topic_open(int rootfd, const char *name, struct tmq_topic *t,
 		return tmq_fail_errno(e, "%s: cannot open the topic directory",
 		    name);
 	}
-	if (t->name == NULL) {
+	if (t->name == NULL || (t->said = tmq_pidx_said_new()) == NULL) {
 		tmq_topic_close(t);
 		return tmq_fail(e, "out of memory");
 	}

@@ -6,6 +6,8 @@
 
 #include "error.h"
 
+struct tmq_pidx_said;
+
 #define TMQ_MAX_TYPES 65536
 #define TMQ_MAX_PARTITIONS 65536
 
@@ -17,6 +19,9 @@ struct tmq_topic {
 	char **types;		/* by index; NULL where an index is unused */
 	unsigned ntypes;	/* one past the highest index */
 	char *group_topic;	/* for a group made by the tools: its topic */
+	/* What its files' indexes said (partindex.h): each refusal once
+	 * for as long as t is open; NULL: once for each index object. */
+	struct tmq_pidx_said *said;
 };
 
 /* Open the topic NAME under rootfd.  A missing one is TMQ_ERR_NOTOPIC

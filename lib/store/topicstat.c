@@ -37,7 +37,8 @@ stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,
 		    fs->pf.partition);
 	}
 	fs->bytes = (uint64_t)st.st_size;
-	tmq_pidx_init(&x, t->dirfd, &fs->pf, t->key_width);
+	tmq_pidx_init(&x, t->dirfd, t->name, &fs->pf, t->key_width,
+	    t->said);
 	rc = tmq_pscan_file(&x, fd, how, TMQ_PSCAN_TIMES | TMQ_PSCAN_HOLES, 0,
 	    &sc);
 	if (rc < 0)

@@ -27,6 +27,9 @@
 
 static struct tmq_codec codec;
 static int dirfd_;
+/* The topic's name, as callers give it: the scratch directory's. */
+static const char *topic_;
+static struct tmq_topic top;
 
 /* Append bytes to a file of the topic directory. */
 static void
@@ -74,7 +77,7 @@ open_reader(struct tmq_linereader *r, unsigned partition)
 {
 	struct tmq_error e;
 
-	if (tmq_lr_open(r, dirfd_, partition, 2, &e) < 0) {
+	if (tmq_lr_open(r, &top, partition, 2, &e) < 0) {
 		diag("open: %s", e.msg);
 		exit(99);
 	}
@@ -342,6 +345,10 @@ main(void)
 		perror(dir);
 		return 99;
 	}
+	topic_ = strrchr(dir, '/') + 1;
+	top.name = (char *)topic_;
+	top.dirfd = dirfd_;
+	top.key_width = 2;
 
 	/* Partition 0: two day files, and names that are not partition files. */
 	for (i = 0; i < 8; i++)

@@ -35,8 +35,27 @@
 /* The indexes' names: each user's own (.tmq/P-DAY_FIRST.UID.idx). */
 static char idx0[64], idx1[64];
 #define IDX0 idx0
-/* The topic's name in every header: the scratch directory's. */
+/* The topic's name, as a caller gives it (the scratch directory's), and
+ * its hash in every header. */
+static const char *topic;
 static uint64_t th;
+/* The topic as the tools open it: its name, directory, key width, and
+ * (when a test gives it one) its set of what its indexes said. */
+static struct tmq_topic top;
+
+/* What a header of pf's index says (key width 2, this topic). */
+static const struct tmq_pidx_id *
+id_of(const struct tmq_pfile *pf)
+{
+	static struct tmq_pidx_id id;
+
+	id.partition = pf->partition;
+	id.day = pf->day;
+	id.first = pf->first;
+	id.key_width = 2;
+	id.topic_hash = th;
+	return &id;
+}
 
 static struct tmq_codec codec;
 static int dirfd_;
@@ -189,19 +208,26 @@ open_pf(const char *name, struct tmq_pfile *pf)
 	return fd;
 }
 
-/* Count the file through its index, as a fresh reader does. */
+/* Count the file through its index, as a fresh reader does, adding to
+ * the set of what was said ss (NULL: its own). */
 static int
-count(struct tmq_pscan *s)
+count_said(struct tmq_pscan *s, struct tmq_pidx_said *ss)
 {
 	struct tmq_pidx x;
 	struct tmq_pfile pf;
 	int fd = open_pf(FILE0, &pf), rc;
 
-	tmq_pidx_init(&x, dirfd_, &pf, 2);
+	tmq_pidx_init(&x, dirfd_, topic, &pf, 2, ss);
 	rc = tmq_pscan_file(&x, fd, 0, TMQ_PSCAN_TIMES | TMQ_PSCAN_HOLES, 0, s);
 	tmq_pidx_free(&x);
 	close(fd);
 	return rc;
+}
+
+static int
+count(struct tmq_pscan *s)
+{
+	return count_said(s, NULL);
 }
 
 static off_t
@@ -231,7 +257,7 @@ check_records(const char *what, size_t *nrec)
 	*nrec = 0;
 	tmq_pfile_parse(FILE0, &pf);
 	if (!ok(fd >= 0 && read(fd, hdr, sizeof hdr) == sizeof hdr &&
-	    tmq_pidx_header_decode(hdr, sizeof hdr, &pf, 2, th, &hh, &seed,
+	    tmq_pidx_header_decode(hdr, sizeof hdr, id_of(&pf), &hh, &seed,
 	    &why) == 0, "%s: the header is this file's (%s)", what, why))
 		return;
 	if (!ok(read(fd, stamp, sizeof stamp) == sizeof stamp &&
@@ -278,7 +304,7 @@ check_seeks(const char *what, int times_too)
 		uint64_t o = i < 3 ? (uint64_t)(i == 0 ? 0 : nlines - i) :
 		    rnd() % nlines;
 
-		if (tmq_lr_open(&r, dirfd_, 0, 2, &e) < 0 ||
+		if (tmq_lr_open(&r, &top, 0, 2, &e) < 0 ||
 		    tmq_lr_seek(&r, o, NULL, &e) < 0 ||
 		    tmq_lr_next(&r, &l, &e) != 1 || l.offset != o ||
 		    l.pos != starts[o]) {
@@ -299,7 +325,7 @@ check_seeks(const char *what, int times_too)
 		if (i % 3 == 0)
 			t += 0.25 * (double)(rnd() % 4);
 		want = scan_time(0, t, 0);
-		if (tmq_lr_open(&r, dirfd_, 0, 2, &e) < 0 ||
+		if (tmq_lr_open(&r, &top, 0, 2, &e) < 0 ||
 		    tmq_lr_seek_time(&r, t, &e) < 0)
 			bad = 1;
 		rc = bad ? -1 : tmq_lr_next(&r, &l, &e);
@@ -320,7 +346,7 @@ said_once(const char *what, const char *why)
 {
 	char want[256];
 
-	snprintf(want, sizeof want, "%s refused (%s)", IDX0, why);
+	snprintf(want, sizeof want, "%s: %s refused (%s)", topic, IDX0, why);
 	if (!is_int(nsaid, 1, "%s: said once", what))
 		diag("said: %s", nsaid ? said[0] : "nothing");
 	else
@@ -339,7 +365,11 @@ answers_hold(const char *what)
 	uint64_t o = nlines - 3 - rnd() % 100;
 	size_t want;
 	double t = times[o];
-	int rc = count(&s);
+	int rc;
+
+	/* (one set of what was said, as one tool's run has) */
+	top.said = tmq_pidx_said_new();
+	rc = count_said(&s, top.said);
 
 	if (rc < 0)
 		diag("count: %s", strerror(errno));
@@ -347,15 +377,17 @@ answers_hold(const char *what)
 	    s.has_last_ts && s.last_ts == times[nlines - 1] &&
 	    s.has_first_ts && s.first_ts == times[0], "%s: the count is the "
 	    "file's (%llu lines)", what, (unsigned long long)s.lines);
-	ok(tmq_lr_open(&r, dirfd_, 0, 2, &e) == 0 &&
+	ok(tmq_lr_open(&r, &top, 0, 2, &e) == 0 &&
 	    tmq_lr_seek(&r, o, NULL, &e) == 0 && tmq_lr_next(&r, &l, &e) == 1 &&
 	    l.offset == o, "%s: a seek to an offset", what);
 	tmq_lr_close(&r);
 	want = scan_time(0, t, 0);
-	ok(tmq_lr_open(&r, dirfd_, 0, 2, &e) == 0 &&
+	ok(tmq_lr_open(&r, &top, 0, 2, &e) == 0 &&
 	    tmq_lr_seek_time(&r, t, &e) == 0 && tmq_lr_next(&r, &l, &e) == 1 &&
 	    l.offset == want, "%s: a seek by time", what);
 	tmq_lr_close(&r);
+	tmq_pidx_said_free(top.said);
+	top.said = NULL;
 }
 
 static void
@@ -397,120 +429,13 @@ forge(unsigned char *buf, size_t k, uint64_t line, uint64_t pos,
 	unsigned char *b = buf + TMQ_PIDX_START + k * TMQ_PIDX_REC;
 
 	tmq_pfile_parse(FILE0, &pf);
-	tmq_pidx_header_decode(buf, TMQ_PIDX_HDR, &pf, 2, th, &hh, &seed, &why);
+	tmq_pidx_header_decode(buf, TMQ_PIDX_HDR, id_of(&pf), &hh, &seed,
+	    &why);
 	tmq_pidx_record_decode(b, seed, &at, &win);
 	at.line = line;
 	at.pos = pos;
 	(void)keep_win;
 	tmq_pidx_record_encode(b, seed, &at, win);
-}
-
-static void
-test_tsmax(void)
-{
-	static const double special[] = { 0.0, -0.0, 1.0, -1.0, 1e300, 1e308,
-	    -1e308, 5e-324, 1795564800.25, 4102444800.0 };
-	int round, bad = 0;
-
-	for (round = 0; round < 2000 && !bad; round++) {
-		struct tmq_tsmax m;
-		double want = round % 3 ? -INFINITY : 1795564800.0, got, ts;
-		int i, n = 1 + (int)(rnd() % 40);
-
-		tmq_tsmax_init(&m, want);
-		for (i = 0; i < n; i++) {
-			char c[TMQ_TS_CHARS];
-			uint64_t bits;
-
-			switch (rnd() % 6) {
-			case 0:
-				ts = special[rnd() % 10];
-				break;
-			case 1:
-				bits = rnd();	/* any double: NaNs too */
-				memcpy(&ts, &bits, 8);
-				break;
-			case 2:
-				ts = round % 2 ? -INFINITY : INFINITY;
-				break;
-			default:	/* times near each other, up or down */
-				ts = 1795564800.0 + (double)(rnd() % 1000000) *
-				    (rnd() % 2 ? 1e-6 : 1e-3);
-			}
-			tmq_ts_encode(ts, c);
-			if (rnd() % 9 == 0)	/* a character of no time */
-				c[rnd() % TMQ_TS_CHARS] = rnd() % 2 ? '"' : '\0';
-			if (rnd() % 13 == 0)	/* a group past 2^32 */
-				memcpy(c + (rnd() % 2) * 5, "~~~~~", 5);
-			tmq_tsmax_fold(&m, c);
-			if (tmq_ts_decode(c, &ts) == 0)
-				want = tmq_pidx_ts(want, ts);
-		}
-		got = tmq_tsmax_get(&m);
-		if (memcmp(&got, &want, 8) != 0 && !(got == 0 && want == 0)) {
-			diag("round %d: %a, want %a", round, got, want);
-			bad = 1;
-		}
-	}
-	ok(!bad, "the running maxts of encoded times is that of the times "
-	    "decoded one by one (2000 runs: NaNs, infinities, negative, tiny, "
-	    "huge, close, bad characters, overflowing groups)");
-}
-
-static void
-test_codec(void)
-{
-	struct tmq_pfile pf, other;
-	unsigned char h[TMQ_PIDX_HDR], r[TMQ_PIDX_REC];
-	struct tmq_pidx_ent at = { 1234, 98765, 1795564800.5 }, got;
-	uint64_t hh;
-	uint32_t seed, seed2, win;
-	const char *why = "";
-	int i, refused = 1;
-
-	tmq_pfile_parse("3-20261125_77.tmf", &pf);
-	tmq_pfile_parse("3-20261125_78.tmf", &other);
-	tmq_pidx_header_encode(h, &pf, 4, 77, 0x1234567890abcdefull, &seed);
-	ok(tmq_pidx_header_decode(h, sizeof h, &pf, 4, 77, &hh, &seed2, &why) == 0 &&
-	    hh == 0x1234567890abcdefull && seed2 == seed, "a header decodes");
-	ok(tmq_pidx_header_decode(h, sizeof h, &other, 4, 77, &hh, &seed2,
-	    &why) < 0 && strcmp(why, "not this file's index") == 0,
-	    "another file's header is refused (%s)", why);
-	ok(tmq_pidx_header_decode(h, sizeof h, &pf, 2, 77, &hh, &seed2, &why) < 0,
-	    "one for another key width too");
-	ok(tmq_pidx_header_decode(h, sizeof h, &pf, 4, 78, &hh, &seed2,
-	    &why) < 0 && strcmp(why, "not this file's index") == 0,
-	    "one for another topic too");
-	for (i = 0; i < TMQ_PIDX_HDR * 8; i++) {
-		h[i / 8] ^= (unsigned char)(1 << (i % 8));
-		if (tmq_pidx_header_decode(h, sizeof h, &pf, 4, 77, &hh, &seed2,
-		    &why) == 0)
-			refused = 0;
-		h[i / 8] ^= (unsigned char)(1 << (i % 8));
-	}
-	ok(refused, "a header with any bit flipped is refused");
-	tmq_pidx_record_encode(r, seed, &at, 0xfeedu);
-	ok(tmq_pidx_record_decode(r, seed, &got, &win) == 0 &&
-	    got.line == at.line && got.pos == at.pos && got.maxts == at.maxts &&
-	    win == 0xfeedu, "a record decodes");
-	ok(tmq_pidx_record_decode(r, seed ^ 1, &got, &win) < 0,
-	    "a record of another index does not");
-	for (refused = 1, i = 0; i < TMQ_PIDX_REC * 8; i++) {
-		r[i / 8] ^= (unsigned char)(1 << (i % 8));
-		if (tmq_pidx_record_decode(r, seed, &got, &win) == 0)
-			refused = 0;
-		r[i / 8] ^= (unsigned char)(1 << (i % 8));
-	}
-	ok(refused, "a record with any bit flipped is refused");
-	at.line = at.pos + 1;
-	tmq_pidx_record_encode(r, seed, &at, 0);
-	ok(tmq_pidx_record_decode(r, seed, &got, &win) < 0,
-	    "a record of more lines than bytes is refused");
-	at.line = 5;
-	at.maxts = NAN;
-	tmq_pidx_record_encode(r, seed, &at, 0);
-	ok(tmq_pidx_record_decode(r, seed, &got, &win) < 0,
-	    "a record whose maxts is NaN is refused");
 }
 
 int
@@ -538,9 +463,11 @@ main(void)
 	    (unsigned long)geteuid());
 	snprintf(idx1, sizeof idx1, ".tmq/1-20261125_0.%lu.idx",
 	    (unsigned long)geteuid());
-	th = XXH3_64bits(strrchr(dir, '/') + 1, strlen(strrchr(dir, '/') + 1));
-	test_tsmax();
-	test_codec();
+	topic = strrchr(dir, '/') + 1;
+	th = tmq_pidx_topic_hash(topic);
+	top.name = (char *)topic;
+	top.dirfd = dirfd_;
+	top.key_width = 2;
 
 	/* A file of about 1.3 MB: a count from the start makes its index. */
 	write_lines(0, NLINES / 2);
@@ -628,15 +555,15 @@ main(void)
 
 		memcpy(bad, good, n);
 		tmq_pfile_parse(FILE0, &p1);
-		tmq_pidx_header_decode(good, TMQ_PIDX_HDR, &p1, 2, th, &hh, &seed,
-		    &why);
+		tmq_pidx_header_decode(good, TMQ_PIDX_HDR, id_of(&p1), &hh,
+		    &seed, &why);
 		p1.partition = 1;
-		tmq_pidx_header_encode(bad, &p1, 2, th, hh, &seed);
+		tmq_pidx_header_encode(bad, id_of(&p1), hh, &seed);
 		rewrite_index(bad, n);
 		answers_hold("another partition's index");
 		said_once("another partition's", "not this file's index");
 		tmq_pfile_parse(FILE0, &p1);
-		tmq_pidx_header_encode(bad, &p1, 2, th, hh ^ 1, &seed);
+		tmq_pidx_header_encode(bad, id_of(&p1), hh ^ 1, &seed);
 		rewrite_index(bad, n);
 		answers_hold("the index of another file of this name");
 		said_once("another file of this name", "not this file's index: "
@@ -692,9 +619,73 @@ main(void)
 	}
 	rewrite_index(good, n);
 	ok(fchmodat(dirfd_, IDX0, 0664, 0) == 0, "made writable by its group");
-	nsaid = 0;
 	answers_hold("an index its group may write");
-	ok(nsaid == 0, "  refused for the same reason: not said again");
+	said_once("writable by its group", "writable by other users");
+	{
+		/* Once for each set of what was said (a line reader's, for
+		 * all the indexes it looks at): a second count adding to
+		 * the same set says nothing of the same refusal. */
+		struct tmq_pidx_said *ss = tmq_pidx_said_new();
+		struct tmq_pscan s2;
+
+		rewrite_index(good, n);
+		fchmodat(dirfd_, IDX0, 0664, 0);
+		ok(ss != NULL && count_said(&s2, ss) == 0 && nsaid == 1,
+		    "  a count with a set of what was said says it (%d)",
+		    nsaid);
+		rewrite_index(good, n);
+		fchmodat(dirfd_, IDX0, 0664, 0);
+		ok(count_said(&s2, ss) == 0 && nsaid == 1 &&
+		    s2.lines == nlines + 1, "  a second with the same set: "
+		    "refused for the same reason, not said again");
+		rewrite_index(good, n);
+		fchmodat(dirfd_, IDX0, 0664, 0);
+		ok(count(&s2) == 0 && nsaid == 2, "  one without it says it "
+		    "again");
+		nsaid = 0;
+		tmq_pidx_said_free(ss);
+	}
+	{
+		/* One line reader of a topic with its set says a refusal
+		 * once, however many of its looks meet the index, each with
+		 * an index object of its own: a seek into the file, one into the next file (which
+		 * counts this one's end from its index, to check that the
+		 * two chain), one back.  A directory in the index's place:
+		 * refused each time, never replaced. */
+		struct tmq_linereader r;
+		struct tmq_line l;
+		char f1[64], line[8192];
+		size_t ln;
+		int looks_ok;
+
+		snprintf(f1, sizeof f1, "0-20261126_%zu.tmf", nlines + 1);
+		ln = mkline(line, sizeof line, 1, T0 + 86400, 30);
+		append(f1, line, ln);
+		append(f1, line, ln);
+		unlinkat(dirfd_, IDX0, 0);
+		mkdirat(dirfd_, IDX0, 0755);
+		nsaid = 0;
+		e.msg[0] = '\0';
+		top.said = tmq_pidx_said_new();
+		looks_ok = tmq_lr_open(&r, &top, 0, 2, &e) == 0 &&
+		    tmq_lr_seek(&r, 5, NULL, &e) == 0 &&
+		    tmq_lr_next(&r, &l, &e) == 1 && l.offset == 5 &&
+		    tmq_lr_seek(&r, nlines + 2, NULL, &e) == 0 &&
+		    tmq_lr_next(&r, &l, &e) == 1 && l.offset == nlines + 2 &&
+		    tmq_lr_seek(&r, 7, NULL, &e) == 0 &&
+		    tmq_lr_next(&r, &l, &e) == 1 && l.offset == 7;
+		if (!looks_ok)
+			diag("%s", e.msg);
+		tmq_lr_close(&r);
+		tmq_pidx_said_free(top.said);
+		top.said = NULL;
+		ok(looks_ok, "a line reader's three seeks, across two files, "
+		    "land right");
+		said_once("  a line reader's", "not a regular file (a "
+		    "directory)");
+		unlinkat(dirfd_, f1, 0);
+		unlinkat(dirfd_, IDX0, AT_REMOVEDIR);
+	}
 	rewrite_index(good, n);
 	if (linkat(dirfd_, IDX0, dirfd_, ".tmq/elsewhere", 0) == 0) {
 		/* (as GlusterFS's bricks have every file: used) */
