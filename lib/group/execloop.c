@@ -233,21 +233,20 @@ dead_letter(struct xrun *x, struct xitem *it, struct tmq_error *e)
 	o.reject = on_reject;
 	o.what = "dead letter";
 	reject_msg[0] = '\0';
-	if (tmq_producer_open(&p, &x->dl, &o, e) < 0) {
-		free(json);
-		return -1;
+	if ((rc = tmq_producer_open(&p, &x->dl, &o, e)) == 0) {
+		rc = tmq_producer_put(&p, json, len, 1, e);
+		if (rc == 0)
+			rc = tmq_producer_flush(&p, e);
+		tmq_producer_close(&p);
+		if (rc == 0 && reject_msg[0] != '\0')
+			rc = tmq_fail(e, "%s: %s", x->xs->dead_letter,
+			    reject_msg);
 	}
-	rc = tmq_producer_put(&p, json, len, 1, e);
-	if (rc == 0)
-		rc = tmq_producer_flush(&p, e);
-	tmq_producer_close(&p);
 	free(json);
-	if (rc == 0 && reject_msg[0] != '\0')
-		rc = tmq_fail(e, "%s", reject_msg);
 	if (rc < 0)
 		return tmq_fail_prefix(e, "%s: partition %u offset %llu: "
-		    "dead letter to %s", topic_name(x), it->w.partition,
-		    (unsigned long long)it->w.offset, x->xs->dead_letter);
+		    "dead letter", topic_name(x), it->w.partition,
+		    (unsigned long long)it->w.offset);
 	return 0;
 }
 
