@@ -285,7 +285,9 @@ p=$(cat); echo "$p" >>ran'
 	run --separate-stderr tmq-get -g G --jobs 4 --order key --backoff 0.1s \
 	    --exec "$BATS_TEST_TMPDIR/h" ev
 	assert_success
-	assert_equal "$(sort -un ran | tr '\n' ' ')" "$(seq 1 40 | tr '\n' ' ')"
+	# (A command left running by a killed member may have read its
+	# payload cut short: an empty line, uncommitted, run again.)
+	assert_equal "$(grep . ran | sort -un | tr '\n' ' ')" "$(seq 1 40 | tr '\n' ' ')"
 	assert_equal "$(committed)" "$(tmq-topic info ev --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
