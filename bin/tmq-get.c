@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "execloop.h"
 #include "keys.h"
 #include "output.h"
 #include "position.h"
@@ -34,12 +36,19 @@ struct opts {
 	int null, follow, commit, json;
 	unsigned have_until, have_from, have_reset;
 	enum tmq_reset reset;
+	/* --exec and its options */
+	struct tmq_execspec x;
+	uint64_t jobs, retries;
+	unsigned have_jobs, have_order, have_retries, have_backoff,
+	    have_timeout, have_drain, have_shell;
 };
 
 /* What the options set. */
 static struct opts opt = {
 	.pr = { .mode = TMQ_PRINT_PAYLOAD, .term = '\n' },
 	.pos = { .kind = TMQ_POS_START },
+	.x = { .backoff = 1, .backoff_max = 60, .drain = 30 },
+	.retries = 3,
 };
 
 /* -F: compiled as it comes. */
@@ -70,6 +79,44 @@ static int
 set_reset(const char *arg, struct tmq_error *e)
 {
 	return tmq_reset_parse(arg, &opt.reset, e);
+}
+
+/* --order partition|key */
+static int
+set_order(const char *arg, struct tmq_error *e)
+{
+	if (strcmp(arg, "partition") == 0)
+		opt.x.order = TMQ_ORDER_PARTITION;
+	else if (strcmp(arg, "key") == 0)
+		opt.x.order = TMQ_ORDER_KEY;
+	else
+		return tmq_fail(e, "%s: not partition or key", arg);
+	return 0;
+}
+
+/* --backoff D[,MAX]: durations (timespec.h), MAX at least D. */
+static int
+set_backoff(const char *arg, struct tmq_error *e)
+{
+	const char *comma = strchr(arg, ',');
+	char first[64];
+	double d, max;
+
+	if (comma != NULL && (size_t)(comma - arg) >= sizeof first)
+		return tmq_fail(e, "%s: bad duration", arg);
+	snprintf(first, sizeof first, "%.*s",
+	    comma != NULL ? (int)(comma - arg) : (int)strlen(arg), arg);
+	if (tmq_duration_parse(first, &d, e) < 0)
+		return -1;
+	max = d > 60 ? d : 60;
+	if (comma != NULL && tmq_duration_parse(comma + 1, &max, e) < 0)
+		return -1;
+	if (d <= 0 || max < d)
+		return tmq_fail(e, "%s: the backoff must be more than 0 and "
+		    "at most its MAX", arg);
+	opt.x.backoff = d;
+	opt.x.backoff_max = max;
+	return 0;
 }
 
 static const struct tmq_option options[] = {
@@ -121,6 +168,39 @@ static const struct tmq_option options[] = {
 	    .help = "with -g: a committed offset out of range reads from start "
 	    "(default), now, or is an error (fail)", .call = set_reset,
 	    .given = &opt.have_reset },
+	{ .lng = "exec", .arg = "CMD", .kind = TMQ_ARG_WORD,
+	    .help = "with -g: run CMD for each message, its payload on stdin, "
+	    "the message in TMQ_* variables (split as xargs does, no shell)",
+	    .str = &opt.x.command },
+	{ .lng = "shell", .help = "with --exec: run CMD with sh -c",
+	    .flag = &opt.x.shell, .given = &opt.have_shell },
+	{ .lng = "jobs", .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "with --exec: run up to N at once (default: the CPUs)",
+	    .num = &opt.jobs, .min = 1, .max = 1024, .given = &opt.have_jobs },
+	{ .lng = "order", .arg = "ORDER", .kind = TMQ_ARG_ORDER,
+	    .help = "with --exec: one message of a partition at a time "
+	    "(partition, default), or of a key (key)", .call = set_order,
+	    .given = &opt.have_order },
+	{ .lng = "retries", .arg = "N", .kind = TMQ_ARG_WORD,
+	    .help = "with --exec: run a failed message again up to N times "
+	    "(default 3)", .num = &opt.retries, .min = 0, .max = 1000,
+	    .given = &opt.have_retries },
+	{ .lng = "backoff", .arg = "D[,MAX]", .kind = TMQ_ARG_WORD,
+	    .help = "with --exec: wait D before the first retry, doubling up "
+	    "to MAX (default 1s,60s)", .call = set_backoff,
+	    .given = &opt.have_backoff },
+	{ .lng = "timeout", .arg = "DURATION", .kind = TMQ_ARG_WORD,
+	    .help = "with --exec: a command running this long fails (SIGTERM, "
+	    "then SIGKILL 5s later)", .secs = &opt.x.timeout, .min = 1,
+	    .max = 8640000, .given = &opt.have_timeout },
+	{ .lng = "dead-letter", .arg = "TOPIC", .kind = TMQ_ARG_TOPIC,
+	    .help = "with --exec: put a message failed past its retries to "
+	    "TOPIC and go on (without: stop, exit 1)",
+	    .str = &opt.x.dead_letter },
+	{ .lng = "drain-timeout", .arg = "DURATION", .kind = TMQ_ARG_WORD,
+	    .help = "with --exec: on SIGTERM or SIGINT, let running commands "
+	    "finish this long (default 30s)", .secs = &opt.x.drain, .min = 0,
+	    .max = 86400, .given = &opt.have_drain },
 	TMQ_COMMON_OPTIONS(&opt.root),
 	{ 0 }
 };
@@ -132,7 +212,11 @@ static const struct tmq_cmd cmd = {
 	    "-g GROUP [--commit] [--window DURATION] [--session-timeout DURATION] "
 	    "[--offset-reset POLICY] "
 	    "[-0fJ] [-o start|now] [-n N] [-P N[,N...]] [-K SEP | -F FMT] "
-	    "TOPIC",
+	    "TOPIC\n"
+	    "-g GROUP --exec CMD [--shell] [--jobs N] [--order partition|key] "
+	    "[--retries N] [--backoff D[,MAX]] [--timeout DURATION] "
+	    "[--dead-letter TOPIC] [--drain-timeout DURATION] [-f] "
+	    "[-o start|now] [-n N] TOPIC",
 	.summary = "Read messages from topics, partitions in turn, one message "
 	    "each.",
 	.operands = "topic",
@@ -146,6 +230,27 @@ print_notice(void *arg, const char *msg)
 	tmq_warn(&cmd, "%s", msg);
 }
 
+/* --exec's options: with it only, and it with -g and no printing. */
+static int
+check_exec(void)
+{
+	if (opt.x.command == NULL) {
+		if (opt.have_shell || opt.have_jobs || opt.have_order ||
+		    opt.have_retries || opt.have_backoff || opt.have_timeout ||
+		    opt.have_drain || opt.x.dead_letter != NULL)
+			return tmq_usage_error(&cmd, "--shell, --jobs, --order, "
+			    "--retries, --backoff, --timeout, --dead-letter and "
+			    "--drain-timeout need --exec");
+		return 0;
+	}
+	if (opt.group == NULL)
+		return tmq_usage_error(&cmd, "--exec needs -g");
+	if (opt.given_k || opt.given_f || opt.json || opt.null)
+		return tmq_usage_error(&cmd, "--exec prints no messages: -J, "
+		    "-K, -F and -0 do not go with it");
+	return 0;
+}
+
 /* The checks on the options that need them all: 0, or a usage error
  * (said). */
 static int
@@ -153,6 +258,7 @@ check_usage(int argc)
 {
 	unsigned first = 0, second = 0;
 	char f = 0, g = 0;
+	int rc;
 	const struct { char letter; unsigned order; } modes[] = {
 		{ 'K', opt.given_k }, { 'F', opt.given_f }, { 'J', opt.given_j }
 	};
@@ -198,6 +304,8 @@ check_usage(int argc)
 				    opt.pos.at[k].partition);
 		}
 	}
+	if ((rc = check_exec()) != 0)
+		return rc;
 	if (opt.group != NULL) {
 		if (argc - optind != 1)
 			return tmq_usage_error(&cmd, "-g reads exactly one topic");
@@ -248,6 +356,14 @@ settle(struct tmq_readspec *s, int argc, char **argv)
 	s->session = opt.session > 0 ? opt.session : DEFAULT_SESSION;
 	s->reset = opt.reset;
 	s->notice = print_notice;
+	if (opt.x.command != NULL) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s->exec = 1;
+		opt.x.jobs = opt.have_jobs ? (unsigned)opt.jobs :
+		    n > 0 ? (unsigned)n : 1;
+		opt.x.retries = (unsigned)opt.retries;
+	}
 }
 
 int
@@ -275,6 +391,11 @@ main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 	if (tmq_output_open(&out, STDOUT_FILENO, 1 << 16, &e) < 0) {
 		tmq_report(&cmd, &e);
+		goto out;
+	}
+	if (spec.exec) {
+		if ((fatal = tmq_exec_run(&spec, &opt.x, &out, &e) < 0))
+			tmq_report(&cmd, &e);
 		goto out;
 	}
 	opened = 1;

@@ -6,7 +6,7 @@
 # topic, group, grouplog (--group--NAME, after "--") and file, or the
 # tool's subcommands) and a line per option, "-k keytype" or "--key-type
 # keytype", naming the kind of its argument (none word dir file topic group
-# keytype from time reset policy type), then, when only some subcommands
+# keytype from time reset policy type order), then, when only some subcommands
 # take it, those ("--json none list,info").  After a subcommand, only the
 # options it takes are offered.  That output, and the usage lines of -h,
 # are read once per tool and shell session.
@@ -195,6 +195,8 @@ _tmq_complete_kind()
 		_tmq_offer "$cur" start now ;;
 	policy)
 		_tmq_offer "$cur" start now fail ;;
+	order)
+		_tmq_offer "$cur" partition key ;;
 	dir)
 		_tmq_files "$cur" -d ;;
 	file)

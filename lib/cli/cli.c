@@ -20,7 +20,7 @@
 
 static const char *const kind_names[] = {
 	"none", "word", "dir", "file", "topic", "group", "keytype", "from",
-	"time", "reset", "policy", "type"
+	"time", "reset", "policy", "type", "order"
 };
 
 /* The options given so far, by index in the table: the order in which

@@ -20,7 +20,8 @@ enum tmq_argkind {
 	TMQ_ARG_NONE, TMQ_ARG_WORD, TMQ_ARG_DIR, TMQ_ARG_FILE, TMQ_ARG_TOPIC,
 	TMQ_ARG_GROUP, TMQ_ARG_KEYTYPE, TMQ_ARG_FROM, TMQ_ARG_TIME,
 	TMQ_ARG_RESET, TMQ_ARG_POLICY,
-	TMQ_ARG_TYPE		/* a type of the topic operand (tmq-put -T) */
+	TMQ_ARG_TYPE,		/* a type of the topic operand (tmq-put -T) */
+	TMQ_ARG_ORDER		/* partition or key (tmq-get --order) */
 };
 
 /* The subcommands an option belongs to, in a tool that has subcommands:

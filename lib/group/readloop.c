@@ -110,13 +110,14 @@ prepare(struct tmq_readloop *l)
 static void
 prepare_commits(struct tmq_readloop *l)
 {
-	l->gc.autocommit = l->spec->commit;
+	l->gc.autocommit = l->spec->commit || l->spec->exec;
 	l->gc.flush = flush_output;
 	l->gc.flush_arg = l->out;
 	/* Commit only what the reader took, not what sits in a pipe. */
-	l->gc.taken = output_taken;
+	l->gc.taken = l->spec->exec ? NULL : output_taken;
 	l->gc.taken_arg = l->out;
-	tmq_ac_init(&l->ac, l->grouped && l->spec->commit, tmq_now());
+	tmq_ac_init(&l->ac, l->grouped && (l->spec->commit || l->spec->exec),
+	    tmq_now());
 }
 
 /* Open the root and set the sources up: the topics' partitions, or the
@@ -237,7 +238,7 @@ deliver(struct tmq_readloop *l, struct tmq_error *e)
 	 * not written is not delivered, and not ours to commit. */
 	if (ferror(l->out->f))
 		return TMQ_TURN_END;
-	if (!l->grouped)
+	if (!l->grouped || l->spec->exec)
 		return -1;
 	if (tmq_gc_delivered(&l->gc, l->ppartition, l->poffset,
 	    tmq_output_pos(l->out), e) < 0)
@@ -359,7 +360,7 @@ tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e)
 	struct tmq_error e2;
 	int rc = 0;
 
-	if (l->ac.on && !l->failed && !ferror(l->out->f) &&
+	if (l->ac.on && !l->spec->exec && !l->failed && !ferror(l->out->f) &&
 	    tmq_ac_wait_taken(&l->ac, &l->gc, l->out, e) < 0)
 		rc = -1;
 	/* The group is left whatever came before: its partitions go to the
@@ -369,6 +370,45 @@ tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e)
 	if (rc < 0)
 		l->failed = 1;
 	return rc;
+}
+
+int
+tmq_readloop_done(struct tmq_readloop *l, unsigned partition, uint64_t next,
+    struct tmq_error *e)
+{
+	if (!l->grouped || next == 0 || !tmq_gc_holds(&l->gc, partition))
+		return 0;
+	if (tmq_gc_delivered(&l->gc, partition, next - 1, 0, e) < 0)
+		return l->failed = 1, -1;
+	if (tmq_ac_count(&l->ac) &&
+	    tmq_ac_commit(&l->ac, &l->gc, tmq_now(), e) < 0)
+		return l->failed = 1, -1;
+	return 0;
+}
+
+int
+tmq_readloop_tend(struct tmq_readloop *l, struct tmq_error *e)
+{
+	if (!l->grouped)
+		return 0;
+	if (tmq_gc_due(&l->gc) && tmq_gc_poll(&l->gc, e) < 0)
+		return l->failed = 1, -1;
+	if (tmq_ac_due(&l->ac, tmq_now()) &&
+	    tmq_ac_commit(&l->ac, &l->gc, tmq_now(), e) < 0)
+		return l->failed = 1, -1;
+	return 0;
+}
+
+int
+tmq_readloop_holds(const struct tmq_readloop *l, unsigned partition)
+{
+	return !l->grouped || tmq_gc_holds(&l->gc, partition);
+}
+
+int
+tmq_readloop_fd(const struct tmq_readloop *l)
+{
+	return l->c.ifd;
 }
 
 int

@@ -38,6 +38,10 @@ struct tmq_readspec {
 	int follow, commit;
 	double window, session;		/* a member's (seconds) */
 	enum tmq_reset reset;		/* --offset-reset */
+	/* --exec: records are not printed but handed to commands; the
+	 * caller says when each is finished (tmq_readloop_done), and what is
+	 * finished is committed as --commit commits (commit is implied). */
+	int exec;
 	/* Notices for stderr: a partition skipped, the server away. */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
@@ -83,6 +87,19 @@ int tmq_readloop_wait(struct tmq_readloop *l, struct tmq_error *e);
 /* After TMQ_TURN_END: give the reader what is in the pipe and commit it
  * (--commit), then leave the group. */
 int tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e);
+/* --exec: every message of partition before offset next is finished:
+ * to commit (now, when that makes a commit due).  Unless the member still
+ * holds the partition, nothing is. */
+int tmq_readloop_done(struct tmq_readloop *l, unsigned partition,
+    uint64_t next, struct tmq_error *e);
+/* --exec, while commands run and no record is read: answer the group
+ * when it is due and commit when the clock says so. */
+int tmq_readloop_tend(struct tmq_readloop *l, struct tmq_error *e);
+/* Whether the member holds partition now. */
+int tmq_readloop_holds(const struct tmq_readloop *l, unsigned partition);
+/* A descriptor readable when a topic changes (-1: none; then poll at
+ * most every TMQ_TURN_MAX_WAIT_MS / 10), and the wait that drains it. */
+int tmq_readloop_fd(const struct tmq_readloop *l);
 /* Whether partitions were skipped as unreadable (said as notices). */
 int tmq_readloop_skipped(const struct tmq_readloop *l);
 void tmq_readloop_free(struct tmq_readloop *l);
