@@ -38,6 +38,7 @@ struct tmq_readspec {
 	int follow, commit;
 	double window, session;		/* a member's (seconds) */
 	enum tmq_reset reset;		/* --offset-reset */
+	int no_resolve;			/* --no-resolve (consumer.h) */
 	/* Notices for stderr: a partition skipped, the server away. */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
