@@ -74,7 +74,7 @@ static int
 set_max_message(const char *arg, struct tmq_error *e)
 {
 	return tmq_parse_size(arg, 1, TMQ_MAX_MESSAGE_LIMIT, &args.max_message,
-	    e) < 0 ? tmq_fail_prefix(e, "--max-message") : 0;
+	    e);
 }
 
 /* The order here is the order of the usage lines' options. */
@@ -194,15 +194,16 @@ do_create(const struct args *a, const char *name)
 
 		rc = tmq_topic_open(fd, name, &t, &e);
 		if (rc == 0) {
-			if (!tmq_topic_same(&t, a->width, (unsigned)a->partitions,
-			    types, ntypes, why, sizeof why))
-				rc = tmq_fail(&e, "%s exists with another "
-				    "definition: %s", name, why);
-			else if (t.max_message != a->max_message)
+			if (t.max_message != a->max_message)
 				rc = tmq_fail(&e, "%s exists with another "
 				    "definition: max_message %zu, not %llu",
 				    name, t.max_message,
 				    (unsigned long long)a->max_message);
+			else if (!tmq_topic_same(&t, a->width,
+			    (unsigned)a->partitions, types, ntypes, why,
+			    sizeof why))
+				rc = tmq_fail(&e, "%s exists with another "
+				    "definition: %s", name, why);
 			tmq_topic_close(&t);
 		}
 	}

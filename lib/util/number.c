@@ -59,8 +59,8 @@ tmq_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *v,
 		    (unsigned long long)max);
 	x <<= units[i].shift;
 	if (x < min)
-		return tmq_fail(e, "'%.40s': under %llu bytes", s,
-		    (unsigned long long)min);
+		return tmq_fail(e, "'%.40s': under %llu byte%s", s,
+		    (unsigned long long)min, min == 1 ? "" : "s");
 	*v = x;
 	return 0;
 }
