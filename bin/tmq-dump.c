@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blob.h"
 #include "cli.h"
 #include "escape.h"
 #include "linereader.h"
@@ -24,6 +25,8 @@ struct dump {
 	int json, verify;
 	struct tmq_codec codec;
 	unsigned long files, lines, corrupt, indexes, wrong;
+	unsigned char *blob;		/* the last blob read (blob.h) */
+	size_t blob_cap;
 };
 
 /* What the options set, and the counts of the run. */
@@ -64,6 +67,10 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	m.partition = p;
 	if (why == NULL && tmq_line_decode(&d->codec, t->key_width, t->ntypes,
 	    l->p, l->n, &m, &e) < 0)
+		why = e.msg;
+	/* A blob reference: its payload, checked (--verify too). */
+	if (why == NULL && tmq_blob_resolve(t, &m.payload, &d->blob,
+	    &d->blob_cap, &e) < 0)
 		why = e.msg;
 	d->lines++;
 	if (d->verify && (d->lines & 4095) == 0)
@@ -436,6 +443,7 @@ main(int argc, char **argv)
 		close(fd);
 	free(path);
 	tmq_codec_free(&run.codec);
+	free(run.blob);
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

@@ -33,7 +33,7 @@ struct opts {
 	uint64_t count;
 	double window, session;
 	double until;
-	int null, follow, commit, json;
+	int null, follow, commit, json, no_resolve;
 	unsigned have_until, have_from, have_reset;
 	enum tmq_reset reset;
 	/* --exec and its options */
@@ -153,6 +153,9 @@ static const struct tmq_option options[] = {
 	    .help = "stop each partition at its first message after TIME "
 	    "(with -f, at TIME by the clock too)", .time = &opt.until,
 	    .given = &opt.have_until },
+	{ .lng = "no-resolve", .whole = 1,
+	    .help = "print a blob reference as it is, not the payload it "
+	    "refers to", .flag = &opt.no_resolve },
 	{ .lng = "commit", .whole = 1,
 	    .help = "with -g: commit what the reader took (at exit, and every "
 	    "second or 1000 messages)", .flag = &opt.commit },
@@ -355,6 +358,7 @@ settle(struct tmq_readspec *s, int argc, char **argv)
 	s->window = opt.window > 0 ? opt.window : DEFAULT_WINDOW;
 	s->session = opt.session > 0 ? opt.session : DEFAULT_SESSION;
 	s->reset = opt.reset;
+	s->no_resolve = opt.no_resolve;
 	s->notice = print_notice;
 	if (opt.x.command != NULL) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -137,9 +137,33 @@ flush(struct put *pp)
 	return 0;
 }
 
+/* The longest record read: what the topic takes (a -J record may be
+ * twice that: base64, escapes), or what a line's payload can be. */
+static size_t
+record_max(const struct tmq_topic *t)
+{
+	size_t m = t->max_message;
+
+	if (m > 0 && po.json)
+		m = 2 * m + 65536;
+	return m > TMQ_PAYLOAD_MAX ? m : TMQ_PAYLOAD_MAX;
+}
+
+/* What a record longer than record_max is told. */
+static const char *
+too_long(const struct tmq_topic *t, char *buf, size_t sz)
+{
+	if (t->max_message == 0)
+		return TMQ_TOO_LARGE;
+	snprintf(buf, sz, "longer than the topic's max_message (%zu bytes%s)",
+	    t->max_message, po.json ? ", twice that for a -J record" : "");
+	return buf;
+}
+
 static int
 put_stream(struct put *pp, int fd, int delim, const char *what)
 {
+	char toolong[120];
 	struct tmq_records rr;
 	struct tmq_error e;
 	const char *rec;
@@ -147,7 +171,8 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 	int rc;
 
 	pp->what = what;
-	if (tmq_records_open(&rr, fd, delim, TMQ_PAYLOAD_MAX, &e) < 0)
+	if (tmq_records_open(&rr, fd, delim, record_max(pp->prod.topic), &e) <
+	    0)
 		return tmq_report(&cmd, &e), -1;
 	for (;;) {
 		if (tmq_stop)
@@ -176,7 +201,8 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			continue;
 		if (rc == TMQ_REC_TOOLONG) {
 			tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name,
-			    what, rr.recno, TMQ_TOO_LARGE);
+			    what, rr.recno, too_long(pp->prod.topic, toolong,
+			    sizeof toolong));
 			tmq_producer_skip(&pp->prod);
 			pp->bad = 1;
 			continue;

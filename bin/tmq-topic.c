@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "names.h"
+#include "number.h"
 #include "confirm.h"
 #include "escape.h"
 #include "groupadmin.h"
@@ -57,6 +58,7 @@ struct args {
 	uint64_t partitions;
 	int lng, yes, json, prom, null, with_groups, ends, keep_unread, sub;
 	int if_not_exists;	/* create --if-not-exists */
+	uint64_t max_message;	/* create --max-message, 0 when not given */
 };
 
 /* What the options set. */
@@ -66,6 +68,13 @@ static int
 set_keytype(const char *arg, struct tmq_error *e)
 {
 	return tmq_keytype_parse(arg, &args.width, e);
+}
+
+static int
+set_max_message(const char *arg, struct tmq_error *e)
+{
+	return tmq_parse_size(arg, 1, TMQ_MAX_MESSAGE_LIMIT, &args.max_message,
+	    e);
 }
 
 /* The order here is the order of the usage lines' options. */
@@ -79,6 +88,10 @@ static const struct tmq_option options[] = {
 	{ .lng = "types", .shrt = 't', .arg = "A,B,...", .kind = TMQ_ARG_WORD,
 	    .help = "names of the typed messages the topic carries",
 	    .on = TMQ_ON(CREATE), .words = &args.types },
+	{ .lng = "max-message", .arg = "SIZE", .kind = TMQ_ARG_WORD,
+	    .help = "take payloads up to SIZE (K, M; at most 256M), those too "
+	    "long for a line kept in blob files", .on = TMQ_ON(CREATE),
+	    .call = set_max_message },
 	{ .lng = "if-not-exists",
 	    .help = "a topic of the same definition there already is no error",
 	    .on = TMQ_ON(CREATE), .flag = &args.if_not_exists },
@@ -142,14 +155,37 @@ static int
 do_create(const struct args *a, const char *name)
 {
 	struct tmq_error e;
+	char **types = a->types.v;
+	unsigned ntypes = a->types.n, i;
 	int fd, rc;
 
 	if (tmq_topic_name_check(name, &e) < 0)
 		return tmq_report(&cmd, &e);
 	if (open_root(a, 1, &fd) < 0)
 		return TMQ_EXIT_FAIL;
-	rc = tmq_topic_create(fd, name, a->width, (unsigned)a->partitions,
-	    a->types.v, a->types.n, NULL, &e);
+	if (a->max_message > 0) {
+		/* The reserved type of blob references, after the user's. */
+		types = malloc((a->types.n + 1) * sizeof *types);
+		if (types == NULL) {
+			close(fd);
+			return tmq_warn(&cmd, "out of memory"), TMQ_EXIT_FAIL;
+		}
+		if (a->types.n > 0)
+			memcpy(types, a->types.v, a->types.n * sizeof *types);
+		types[a->types.n] = (char *)TMQ_BLOB_TYPE;
+		ntypes = a->types.n + 1;
+		for (i = 0; i < a->types.n; i++)
+			if (strcmp(a->types.v[i], TMQ_BLOB_TYPE) == 0) {
+				free(types);
+				close(fd);
+				tmq_warn(&cmd, "type '%s' is reserved (for tmq's "
+				    "blob references: --max-message)",
+				    TMQ_BLOB_TYPE);
+				return TMQ_EXIT_FAIL;
+			}
+	}
+	rc = tmq_topic_create_max(fd, name, a->width, (unsigned)a->partitions,
+	    types, ntypes, (size_t)a->max_message, &e);
 	/* --if-not-exists: the same definition there already is what was
 	 * asked for; another is an error that names the difference. */
 	if (rc < 0 && e.code == TMQ_ERR_EXISTS && a->if_not_exists) {
@@ -158,14 +194,22 @@ do_create(const struct args *a, const char *name)
 
 		rc = tmq_topic_open(fd, name, &t, &e);
 		if (rc == 0) {
-			if (!tmq_topic_same(&t, a->width, (unsigned)a->partitions,
-			    a->types.v, a->types.n, why, sizeof why))
+			if (t.max_message != a->max_message)
+				rc = tmq_fail(&e, "%s exists with another "
+				    "definition: max_message %zu, not %llu",
+				    name, t.max_message,
+				    (unsigned long long)a->max_message);
+			else if (!tmq_topic_same(&t, a->width,
+			    (unsigned)a->partitions, types, ntypes, why,
+			    sizeof why))
 				rc = tmq_fail(&e, "%s exists with another "
 				    "definition: %s", name, why);
 			tmq_topic_close(&t);
 		}
 	}
 	close(fd);
+	if (types != a->types.v)
+		free(types);
 	return rc < 0 ? tmq_report(&cmd, &e) : TMQ_EXIT_OK;
 }
 

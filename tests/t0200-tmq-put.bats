@@ -488,17 +488,17 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	big=$(head -c 6000 /dev/urandom | base64 -w0)
 	run --separate-stderr tmq-put ev < <(printf 'before\n%s\nafter\n' "$big")
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: record 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
+	assert_regex "$stderr" '^tmq-put: ev: record 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create \-\-max\-message SIZE takes more\)$'
 	run tmq-get ev
 	assert_output $'before\nafter'
 	run --separate-stderr tmq-put ev one "$big" three
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: message 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
+	assert_regex "$stderr" '^tmq-put: ev: message 2: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create \-\-max\-message SIZE takes more\)$'
 	run tmq-get -o 2 ev
 	assert_output $'one\nthree'
 	run --separate-stderr tmq-put -b -l ev < <(head -c 5000 /dev/urandom)
 	assert_failure 1
-	assert_regex "$stderr" '^tmq-put: ev: record 1: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses\)$'
+	assert_regex "$stderr" '^tmq-put: ev: record 1: too large for a message: its line would be over the 4096\-byte limit \(about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create \-\-max\-message SIZE takes more\)$'
 	run tmq-get -F '.' ev
 	assert_output '....'
 	# Every line on disk is within the limit.
@@ -513,7 +513,7 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	for f in r10 r3; do
 		run --separate-stderr tmq-put -b -l ev <"$f"
 		assert_failure 1
-		assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)'
+		assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)'
 	done
 }
 
@@ -529,7 +529,7 @@ tmq-put: ty: record 5: not a JSON object (-T Order)'
 	assert_equal "$stderr" ''
 	run --separate-stderr tmq-put -b -l ev <r2
 	assert_failure 1
-	assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)'
+	assert_equal "$stderr" 'tmq-put: ev: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)'
 	run bash -c "awk '{ print length(\$0) + 1 }' \"\$TMQ_ROOT\"/ev/*.tmf"
 	assert_output 4096
 	tmq-get -F '%s' ev >out

@@ -273,10 +273,10 @@ json-two | tmq-put -T Order ev '{}{}' | 1 | tmq-put: ev: message 1: not a JSON o
 json-not-utf8 | tmq-put -T Order ev $'{"a": "\xff"}' | 1 | tmq-put: ev: message 1: JSON is not valid UTF-8 (-T Order)
 type-unknown | tmq-put -T Nope ev '{}' | 1 | tmq-put: ev: no type 'Nope' in the topic
 type-none | tmq-put -T Order plain '{}' | 1 | tmq-put: plain: no type 'Order' in the topic
-line-over-4096 | seq 1 5000 | tr '\n' , | tmq-put plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)
-record-100MB | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)
-record-100MB-whole | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -l plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)
-record-100MB-nul | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -0 plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)
+line-over-4096 | seq 1 5000 | tr '\n' , | tmq-put plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)
+record-100MB | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)
+record-100MB-whole | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -l plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)
+record-100MB-nul | head -c 100000000 /dev/zero | tr '\0' a | bounded tmq-put -0 plain | 1 | tmq-put: plain: record 1: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)
 EOF
 }
 
@@ -287,7 +287,7 @@ EOF
 		printf '\nlast'
 	} | bounded tmq-put plain 2>err && false
 	run cat err
-	assert_output 'tmq-put: plain: record 2: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses)'
+	assert_output 'tmq-put: plain: record 2: too large for a message: its line would be over the 4096-byte limit (about 3200 bytes of random data fit; more of text that compresses; a topic made with tmq-topic create --max-message SIZE takes more)'
 	run tmq-get plain
 	assert_output $'first\nlast'
 }

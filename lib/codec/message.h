@@ -42,7 +42,8 @@ void tmq_codec_free(struct tmq_codec *c);
  * limit, the line's, and what fits in it. */
 #define TMQ_TOO_LARGE "too large for a message: its line would be over " \
 	"the 4096-byte limit (about 3200 bytes of random data fit; more of " \
-	"text that compresses)"
+	"text that compresses; a topic made with tmq-topic create " \
+	"--max-message SIZE takes more)"
 
 /* Encode one line (newline included) into out, of at most outcap bytes.
  * Returns the line's length, or -1 when the line would be longer than

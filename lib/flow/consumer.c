@@ -69,6 +69,7 @@ tmq_consumer_free(struct tmq_consumer *c)
 	free(c->topics);
 	free(c->ct);
 	free(c->quiet);
+	free(c->blob);
 	tmq_dbatch_free(&c->batch);
 	if (c->ifd >= 0)
 		close(c->ifd);
@@ -588,6 +589,13 @@ tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
 		    m->offset >= s->until_floor) {
 			s->stopped = 1;
 			continue;
+		}
+		if (!c->no_resolve && tmq_blob_resolve(t, &m->payload, &c->blob,
+		    &c->blob_cap, e) < 0) {
+			tmq_fail_prefix(e, "%s: partition %u offset %llu",
+			    t->name, s->partition,
+			    (unsigned long long)m->offset);
+			return 2;
 		}
 		return 1;
 	}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "batchdecode.h"
+#include "blob.h"
 #include "dirlist.h"
 #include "linereader.h"
 #include "message.h"
@@ -71,6 +72,11 @@ struct tmq_consumer {
 	/* Called with notices for stderr ("offset 3 is gone ..."). */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* tmq-get --no-resolve: a blob reference given as it is, not the
+	 * payload it refers to (blob.h); 0 as init leaves it: resolved. */
+	int no_resolve;
+	unsigned char *blob;		/* the last blob read */
+	size_t blob_cap;
 };
 
 int tmq_consumer_init(struct tmq_consumer *c, struct tmq_error *e);
@@ -94,7 +100,9 @@ int tmq_consumer_seek_source(struct tmq_consumer *c, size_t i,
     uint64_t offset, struct tmq_error *e);
 /* The next message in turn: 1 (m filled, *src its source), 0 when none is
  * ready, -1 on an error that stops reading, 2 for a corrupt line (reported
- * in e; it was skipped and the caller may go on). */
+ * in e; it was skipped and the caller may go on).  A blob reference is
+ * given as the payload it refers to (valid until the next call), unless
+ * no_resolve; one whose blob is missing or damaged is a corrupt line. */
 int tmq_consumer_next(struct tmq_consumer *c, struct tmq_msg *m, size_t *src,
     struct tmq_error *e);
 /* The offset the next message of source i will have (what was read ahead

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blob.h"
 #include "grow.h"
 #include "jsontext.h"
 #include "partitioner.h"
@@ -109,6 +110,62 @@ find(const char *s, size_t n, const char *d, size_t dl)
 	return NULL;
 }
 
+/* Encode a line into h's output for r. */
+static int
+encode_line(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
+    const struct tmq_payload *pl, double ts, struct tmq_error *e)
+{
+	const struct tmq_topic *t = h->p->topic;
+	long len;
+
+	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
+		return tmq_fail(e, "out of memory");
+	len = tmq_line_encode(&h->codec, t->key_width, key,
+	    ts < 0 ? tmq_now() : ts, pl, h->out + h->outlen, TMQ_LINE_MAX, e);
+	if (len < 0)
+		return -1;
+	r->line_at = h->outlen;
+	r->line_len = (size_t)len;
+	h->outlen += (size_t)len;
+	return 0;
+}
+
+/* A payload too long for a line, on a topic with --max-message: written
+ * whole to its blob (durably) now, before its line, the reference to it,
+ * is queued (blob.h).  -1 when refused (too long) or not written. */
+static int
+encode_blob(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
+    const struct tmq_payload *pl, double ts, const char *tname,
+    struct tmq_error *e)
+{
+	const struct tmq_topic *t = h->p->topic;
+	struct tmq_blobref br;
+	struct tmq_payload ref;
+	char json[TMQ_BLOB_REF_MAX];
+	int bt = tmq_topic_type_index(t, TMQ_BLOB_TYPE);
+
+	if (pl->len > t->max_message)
+		return tmq_fail(e, "payload of %zu bytes, over the topic's "
+		    "max_message (%zu bytes)", pl->len, t->max_message);
+	if (bt < 0)
+		return tmq_fail(e, "no type '%s' in the topic's definition, "
+		    "which blob references need", TMQ_BLOB_TYPE);
+	memset(&br, 0, sizeof br);
+	br.size = pl->len;
+	br.kind = pl->type;
+	if (pl->type == TMQ_TYPED)
+		snprintf(br.type, sizeof br.type, "%s", tname != NULL ? tname :
+		    "");
+	tmq_blob_hash(pl->data, pl->len, br.hash);
+	if (tmq_blob_write(t, &br, pl->data, e) < 0)
+		return -1;
+	ref.type = TMQ_TYPED;
+	ref.type_index = (unsigned)bt;
+	ref.data = (const unsigned char *)json;
+	ref.len = tmq_blob_ref_json(&br, json);
+	return encode_line(h, r, key, &ref, ts, e);
+}
+
 /* Check a payload and encode its line into h's output (ts < 0: now).
  * A typed payload must be strict JSON unless it is a copy (copy: the
  * stored text of a message, given back by tmq-put -J).  utf8: the
@@ -145,10 +202,20 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 			return tmq_fail_prefix(e, "not strict JSON (%s %s)", how,
 			    tname);
 	}
+	/* A blob reference is made here, never given: one copied from
+	 * another topic (tmq-get --no-resolve -J) would name a file that is
+	 * not in this one. */
+	if (tmq_blob_is_ref(t, pl))
+		return tmq_fail(e, "type '%s' is tmq's own (blob references "
+		    "are made by tmq-put, not given)", TMQ_BLOB_TYPE);
+	if (t->max_message > 0 && pl->len > TMQ_BLOB_DIRECT)
+		return encode_blob(h, r, key, pl, ts, tname, e);
 	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
 		return tmq_fail(e, "out of memory");
 	len = tmq_line_encode(&h->codec, t->key_width, key,
 	    ts < 0 ? tmq_now() : ts, pl, h->out + h->outlen, TMQ_LINE_MAX, e);
+	if (len < 0 && t->max_message > 0 && strcmp(e->msg, TMQ_TOO_LARGE) == 0)
+		return encode_blob(h, r, key, pl, ts, tname, e);
 	if (len < 0)
 		return -1;
 	r->line_at = h->outlen;

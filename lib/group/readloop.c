@@ -95,6 +95,7 @@ prepare(struct tmq_readloop *l)
 	l->c.until = s->until;
 	l->c.notice = s->notice;
 	l->c.notice_arg = s->notice_arg;
+	l->c.no_resolve = s->no_resolve;
 	/* A follower (a member too) runs on: its server may go away and come
 	 * back (tmq(7), Shared file systems). */
 	l->c.retry_outages = s->follow;

@@ -42,6 +42,7 @@ struct tmq_readspec {
 	 * caller says when each is finished (tmq_readloop_done), and what is
 	 * finished is committed as --commit commits (commit is implied). */
 	int exec;
+	int no_resolve;			/* --no-resolve (consumer.h) */
 	/* Notices for stderr: a partition skipped, the server away. */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;

@@ -211,6 +211,18 @@ tmq_topic_parse(const char *json, size_t n, struct tmq_topic *t,
 			}
 		}
 	}
+	if (json_object_object_get_ex(root, "max_message", &o)) {
+		long long mm;
+
+		if (get_int(root, "max_message", &mm, e) < 0)
+			goto out;
+		if (mm < 1 || mm > TMQ_MAX_MESSAGE_LIMIT) {
+			tmq_fail(e, "bad max_message %lld (1 to %u)", mm,
+			    TMQ_MAX_MESSAGE_LIMIT);
+			goto out;
+		}
+		t->max_message = (size_t)mm;
+	}
 	if (json_object_object_get_ex(root, "topic", &o) &&
 	    json_object_is_type(o, json_type_string)) {
 		/* Shown and used as a name: it must be one. */

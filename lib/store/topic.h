@@ -22,7 +22,16 @@ struct tmq_topic {
 	/* What its files' indexes said (partindex.h): each refusal once
 	 * for as long as t is open; NULL: once for each index object. */
 	struct tmq_pidx_said *said;
+	/* "max_message" (tmq-topic create --max-message): the longest payload
+	 * tmq-put takes, one too long for a line kept in a blob (blob.h); 0
+	 * for a topic without it (a line's payload only). */
+	size_t max_message;
 };
+
+/* The type of a blob reference's message (blob.h), reserved. */
+#define TMQ_BLOB_TYPE "tmq.blob"
+/* The bound on --max-message (tmq-topic(1)). */
+#define TMQ_MAX_MESSAGE_LIMIT (256u << 20)
 
 /* Open the topic NAME under rootfd.  A missing one is TMQ_ERR_NOTOPIC
  * (TMQ_ERR_NOGROUP for a group's log, --group--NAME). */
@@ -68,6 +77,12 @@ int tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, tmq_topic_fill fill, void *arg,
     struct tmq_error *e);
+/* tmq_topic_create with "max_message" in the definition (max_message
+ * from 1 to TMQ_MAX_MESSAGE_LIMIT, or 0 for none); a topic with it must
+ * have the type TMQ_BLOB_TYPE among its types (blob.h). */
+int tmq_topic_create_max(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    size_t max_message, struct tmq_error *e);
 /* Create t's like in another root (an archive: prune.h), as
  * tmq_topic_create does, with no file of the day in it: an archive is
  * given whole files, and never written to. */

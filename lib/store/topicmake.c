@@ -181,7 +181,7 @@ work_unlock(struct work *w)
 static int
 def_write(int fd, const char *name, int key_width, unsigned partitions,
     char *const *types, unsigned ntypes, const char *group_topic,
-    struct tmq_error *e)
+    size_t max_message, struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
 	struct json_object *js;
@@ -208,6 +208,8 @@ def_write(int fd, const char *name, int key_width, unsigned partitions,
 		fprintf(f, ": %u", i);
 	}
 	fputs(shown ? "\n}" : "}", f);
+	if (max_message > 0)
+		fprintf(f, ",\n\"max_message\": %zu", max_message);
 	if (group_topic != NULL) {
 		fputs(",\n\"topic\": ", f);
 		js = json_object_new_string(group_topic);
@@ -231,7 +233,7 @@ def_write(int fd, const char *name, int key_width, unsigned partitions,
 static int
 write_def_file(int dirfd, const char *file, int modefd, const char *name,
     int key_width, unsigned partitions, char *const *types, unsigned ntypes,
-    const char *group_topic, struct tmq_error *e)
+    const char *group_topic, size_t max_message, struct tmq_error *e)
 {
 	int fd;
 
@@ -242,7 +244,7 @@ write_def_file(int dirfd, const char *file, int modefd, const char *name,
 		    tmq_group_of_log(name));
 	tmq_mode_follow(modefd, fd);
 	if (def_write(fd, name, key_width, partitions, types, ntypes,
-	    group_topic, e) < 0) {
+	    group_topic, max_message, e) < 0) {
 		close(fd);
 		unlinkat(dirfd, file, 0);
 		return -1;
@@ -346,7 +348,7 @@ static int
 create_locked(struct work *w, const char *name, int key_width,
     unsigned partitions, char *const *types, unsigned ntypes,
     const char *group_topic, tmq_topic_fill fill, void *arg, int bare,
-    struct tmq_error *e)
+    size_t max_message, struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
 	char def[TMQ_NAME_MAX + 8], why[400];
@@ -403,11 +405,12 @@ create_locked(struct work *w, const char *name, int key_width,
 		t.types = (char **)types;
 		t.ntypes = ntypes;
 		t.group_topic = (char *)group_topic;
+		t.max_message = max_message;
 		rc = fill(&t, arg, e);
 	}
 	close(dfd);
 	if (rc < 0 || write_def_file(w->wfd, "twc", w->rootfd, name, key_width,
-	    partitions, types, ntypes, group_topic, e) < 0)
+	    partitions, types, ntypes, group_topic, max_message, e) < 0)
 		return -1;
 	/* The definition first: alone it is no topic (a leftover, as the
 	 * TwainMQ library's delete_topic leaves them), and one that is there
@@ -438,7 +441,8 @@ create_locked(struct work *w, const char *name, int key_width,
 static int
 create(int rootfd, const char *name, int key_width, unsigned partitions,
     char *const *types, unsigned ntypes, const char *group_topic,
-    tmq_topic_fill fill, void *arg, int bare, struct tmq_error *e)
+    tmq_topic_fill fill, void *arg, int bare, size_t max_message,
+    struct tmq_error *e)
 {
 	const char *sj = tmq_group_of_log(name);
 	char work[WORK_MAX];
@@ -465,6 +469,21 @@ create(int rootfd, const char *name, int key_width, unsigned partitions,
 		    partitions, TMQ_MAX_PARTITIONS);
 	if (!tmq_keytype_valid(key_width))
 		return tmq_fail(e, "bad key width %d", key_width);
+	if (max_message > TMQ_MAX_MESSAGE_LIMIT)
+		return tmq_fail(e, "--max-message %zu: over the %u-byte bound",
+		    max_message, TMQ_MAX_MESSAGE_LIMIT);
+	/* A blob reference is a message of the type tmq reserves: a topic
+	 * that may hold them has it, and one that may not never does (a
+	 * message of it there is no user's). */
+	for (i = 0; i < ntypes; i++)
+		if (types[i] != NULL && strcmp(types[i], TMQ_BLOB_TYPE) == 0)
+			break;
+	if (max_message > 0 && i == ntypes)
+		return tmq_fail(e, "a topic with --max-message needs the "
+		    "type '%s'", TMQ_BLOB_TYPE);
+	if (max_message == 0 && i < ntypes && !tmq_is_group_topic(name))
+		return tmq_fail(e, "type '%s' is reserved (for tmq's blob "
+		    "references: --max-message)", TMQ_BLOB_TYPE);
 	/* (An index may have no type: an archive's copy of a definition
 	 * that skips some.) */
 	for (i = 0; i < ntypes; i++) {
@@ -493,7 +512,7 @@ create(int rootfd, const char *name, int key_width, unsigned partitions,
 	if (work_lock(rootfd, name, "create the topic directory", &w, e) < 0)
 		return -1;
 	rc = create_locked(&w, name, key_width, partitions, types, ntypes,
-	    group_topic, fill, arg, bare, e);
+	    group_topic, fill, arg, bare, max_message, e);
 	work_unlock(&w);
 	return rc;
 }
@@ -505,7 +524,7 @@ tmq_topic_create_filled(int rootfd, const char *name, int key_width,
     struct tmq_error *e)
 {
 	return create(rootfd, name, key_width, partitions, types, ntypes,
-	    group_topic, fill, arg, 0, e);
+	    group_topic, fill, arg, 0, 0, e);
 }
 
 int
@@ -513,7 +532,16 @@ tmq_topic_create_bare(int rootfd, const struct tmq_topic *t,
     struct tmq_error *e)
 {
 	return create(rootfd, t->name, t->key_width, t->partitions, t->types,
-	    t->ntypes, NULL, NULL, NULL, 1, e);
+	    t->ntypes, NULL, NULL, NULL, 1, t->max_message, e);
+}
+
+int
+tmq_topic_create_max(int rootfd, const char *name, int key_width,
+    unsigned partitions, char *const *types, unsigned ntypes,
+    size_t max_message, struct tmq_error *e)
+{
+	return create(rootfd, name, key_width, partitions, types, ntypes,
+	    NULL, NULL, NULL, 0, max_message, e);
 }
 
 int

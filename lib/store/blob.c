@@ -1,0 +1,304 @@
+/* blob.c: blob files and the references to them (see blob.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <xxhash.h>
+
+#include "blob.h"
+#include "dotdir.h"
+#include "escape.h"
+#include "grow.h"
+#include "jsontext.h"
+#include "regfile.h"
+#include "replace.h"
+#include "utf8.h"
+
+#define BLOB_PREFIX "blob-"
+
+void
+tmq_blob_hash(const void *data, size_t n, char hex[TMQ_BLOB_HASH_HEX + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	XXH128_canonical_t c;
+	int i;
+
+	XXH128_canonicalFromHash(&c, XXH3_128bits(data, n));
+	for (i = 0; i < 16; i++) {
+		hex[2 * i] = digits[c.digest[i] >> 4];
+		hex[2 * i + 1] = digits[c.digest[i] & 15];
+	}
+	hex[TMQ_BLOB_HASH_HEX] = '\0';
+}
+
+static const char *
+kind_name(enum tmq_ptype k)
+{
+	return k == TMQ_TEXT ? "text" : k == TMQ_BYTES ? "bytes" : "typed";
+}
+
+size_t
+tmq_blob_ref_json(const struct tmq_blobref *r, char *out)
+{
+	int n = snprintf(out, TMQ_BLOB_REF_MAX, "{\"file\":\"%s/" BLOB_PREFIX
+	    "%s\",\"size\":%zu,\"xxh3_128\":\"%s\",\"kind\":\"%s\"",
+	    TMQ_DOT_DIR, r->hash, r->size, r->hash, kind_name(r->kind));
+
+	if (r->kind == TMQ_TYPED) {
+		struct json_object *js = json_object_new_string(r->type);
+
+		n += snprintf(out + n, TMQ_BLOB_REF_MAX - (size_t)n,
+		    ",\"type\":%s", js != NULL ? json_object_to_json_string_ext(
+		    js, JSON_C_TO_STRING_PLAIN) : "\"\"");
+		json_object_put(js);
+	}
+	n += snprintf(out + n, TMQ_BLOB_REF_MAX - (size_t)n, "}");
+	return (size_t)n;
+}
+
+static int
+hex_hash(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != TMQ_BLOB_HASH_HEX)
+		return 0;
+	for (i = 0; i < TMQ_BLOB_HASH_HEX; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
+		    s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static const char *
+get_str(struct json_object *root, const char *field)
+{
+	struct json_object *o;
+
+	if (!json_object_object_get_ex(root, field, &o) ||
+	    !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+int
+tmq_blob_ref_parse(const unsigned char *json, size_t n,
+    struct tmq_blobref *r, struct tmq_error *e)
+{
+	struct json_tokener *tok;
+	struct json_object *root = NULL, *o;
+	const char *s, *kind;
+	char want[64];
+	int64_t size;
+	int rc = -1;
+
+	memset(r, 0, sizeof *r);
+	if (n > TMQ_BLOB_REF_MAX)
+		return tmq_fail(e, "blob reference of %zu bytes (at most %d)", n,
+		    TMQ_BLOB_REF_MAX);
+	if (tmq_json_check(json, n, TMQ_JSON_RFC8259, 2, NULL, e) < 0)
+		return tmq_fail_prefix(e, "blob reference");
+	tok = json_tokener_new();
+	if (tok == NULL)
+		return tmq_fail(e, "out of memory");
+	root = json_tokener_parse_ex(tok, (const char *)json, (int)n);
+	if (root == NULL || !json_object_is_type(root, json_type_object)) {
+		tmq_fail(e, "blob reference: not a JSON object");
+		goto out;
+	}
+	s = get_str(root, "xxh3_128");
+	if (s == NULL || !hex_hash(s)) {
+		tmq_fail(e, "blob reference: \"xxh3_128\" is not 32 lowercase "
+		    "hex digits");
+		goto out;
+	}
+	memcpy(r->hash, s, TMQ_BLOB_HASH_HEX + 1);
+	/* The file is named by the hash, and by nothing else: not a path
+	 * of the reference's choosing. */
+	snprintf(want, sizeof want, "%s/" BLOB_PREFIX "%s", TMQ_DOT_DIR,
+	    r->hash);
+	s = get_str(root, "file");
+	if (s == NULL || strcmp(s, want) != 0) {
+		char shown[68];
+
+		tmq_fail(e, "blob reference: \"file\" is %s, not %s", s == NULL ?
+		    "missing" : tmq_escape_name(s, shown, sizeof shown), want);
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "size", &o) ||
+	    !json_object_is_type(o, json_type_int) ||
+	    (size = json_object_get_int64(o)) < 0 ||
+	    size > TMQ_MAX_MESSAGE_LIMIT) {
+		tmq_fail(e, "blob reference: \"size\" is not a count of bytes "
+		    "up to %u", TMQ_MAX_MESSAGE_LIMIT);
+		goto out;
+	}
+	r->size = (size_t)size;
+	kind = get_str(root, "kind");
+	if (kind != NULL && strcmp(kind, "text") == 0)
+		r->kind = TMQ_TEXT;
+	else if (kind != NULL && strcmp(kind, "bytes") == 0)
+		r->kind = TMQ_BYTES;
+	else if (kind != NULL && strcmp(kind, "typed") == 0)
+		r->kind = TMQ_TYPED;
+	else {
+		tmq_fail(e, "blob reference: \"kind\" is not text, bytes or "
+		    "typed");
+		goto out;
+	}
+	if (r->kind == TMQ_TYPED) {
+		s = get_str(root, "type");
+		if (s == NULL || tmq_type_name_check(s, e) < 0) {
+			if (s == NULL)
+				tmq_fail(e, "blob reference: no \"type\"");
+			else
+				tmq_fail_prefix(e, "blob reference");
+			goto out;
+		}
+		snprintf(r->type, sizeof r->type, "%s", s);
+	}
+	rc = 0;
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	return rc;
+}
+
+int
+tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
+    const void *data, struct tmq_error *e)
+{
+	char name[64], shown[TMQ_NAME_MAX + 80];
+	int dfd, rc;
+
+	snprintf(name, sizeof name, BLOB_PREFIX "%s", r->hash);
+	snprintf(shown, sizeof shown, "%s/%s/%s", t->name, TMQ_DOT_DIR, name);
+	dfd = tmq_dot_open(t->dirfd, 1);
+	if (dfd < 0) {
+		char dshown[TMQ_NAME_MAX + 8];
+
+		snprintf(dshown, sizeof dshown, "%s/%s", t->name, TMQ_DOT_DIR);
+		return tmq_dot_fail(t->dirfd, dshown, e);
+	}
+	/* Always written anew, even when the name is there: what is there
+	 * may be damaged, or planted; the rename replaces it whole. */
+	rc = tmq_write_replace(dfd, name, shown, data, r->size, 1, e);
+	close(dfd);
+	if (rc < 0)
+		return tmq_fail_prefix(e, "blob not written");
+	return 0;
+}
+
+int
+tmq_blob_is_ref(const struct tmq_topic *t, const struct tmq_payload *p)
+{
+	return p->type == TMQ_TYPED && p->type_index < t->ntypes &&
+	    t->types[p->type_index] != NULL &&
+	    strcmp(t->types[p->type_index], TMQ_BLOB_TYPE) == 0;
+}
+
+/* Read exactly r->size bytes of the blob into buf; 0, or -1. */
+static int
+read_blob(const struct tmq_topic *t, const struct tmq_blobref *r,
+    unsigned char *buf, struct tmq_error *e)
+{
+	char name[64], shown[TMQ_NAME_MAX + 80];
+	struct stat st;
+	size_t got = 0;
+	int dfd, fd;
+
+	snprintf(name, sizeof name, BLOB_PREFIX "%s", r->hash);
+	snprintf(shown, sizeof shown, "%s/%s", TMQ_DOT_DIR, name);
+	dfd = tmq_dot_open(t->dirfd, 0);
+	if (dfd < 0)
+		return tmq_dot_fail(t->dirfd, TMQ_DOT_DIR, e);
+	fd = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0, e);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		tmq_fail_errno(e, "%s", shown);
+		close(fd);
+		return -1;
+	}
+	if ((uintmax_t)st.st_size != r->size) {
+		tmq_fail(e, "%s: %jd bytes, not the %zu its reference says",
+		    shown, (intmax_t)st.st_size, r->size);
+		close(fd);
+		return -1;
+	}
+	while (got < r->size) {
+		ssize_t k = read(fd, buf + got, r->size - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			tmq_fail_errno(e, "%s", shown);
+			close(fd);
+			return -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	if (got != r->size)
+		return tmq_fail(e, "%s: ends after %zu bytes, not the %zu its "
+		    "reference says", shown, got, r->size);
+	return 0;
+}
+
+int
+tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
+    unsigned char **buf, size_t *cap, struct tmq_error *e)
+{
+	struct tmq_blobref r;
+	char hash[TMQ_BLOB_HASH_HEX + 1];
+	int ti = -1;
+
+	if (!tmq_blob_is_ref(t, p))
+		return 0;
+	if (tmq_blob_ref_parse(p->data, p->len, &r, e) < 0)
+		return -1;
+	if (t->max_message == 0)
+		return tmq_fail(e, "a blob reference, on a topic that takes "
+		    "none (no max_message)");
+	if (r.size > t->max_message)
+		return tmq_fail(e, "blob reference of %zu bytes, over the "
+		    "topic's max_message (%zu)", r.size, t->max_message);
+	if (r.kind == TMQ_TYPED) {
+		ti = tmq_topic_type_index(t, r.type);
+		if (ti < 0 || strcmp(r.type, TMQ_BLOB_TYPE) == 0) {
+			char shown[68];
+
+			return tmq_fail(e, "blob reference: type '%s' is not "
+			    "one of the topic's", tmq_escape_name(r.type, shown,
+			    sizeof shown));
+		}
+	}
+	if (tmq_grow(buf, cap, r.size + 1, 1) < 0)
+		return tmq_fail(e, "out of memory");
+	if (read_blob(t, &r, *buf, e) < 0)
+		return -1;
+	tmq_blob_hash(*buf, r.size, hash);
+	if (strcmp(hash, r.hash) != 0)
+		return tmq_fail(e, "%s/" BLOB_PREFIX "%s: its contents do not "
+		    "have its hash (damaged or replaced)", TMQ_DOT_DIR, r.hash);
+	if (r.kind == TMQ_TEXT && !tmq_utf8_valid(*buf, r.size))
+		return tmq_fail(e, "%s/" BLOB_PREFIX "%s: text that is not "
+		    "valid UTF-8", TMQ_DOT_DIR, r.hash);
+	if (r.kind == TMQ_TYPED && tmq_json_check(*buf, r.size,
+	    TMQ_JSON_LIBRARY, TMQ_JSON_PAYLOAD_DEPTH, NULL, e) < 0)
+		return tmq_fail_prefix(e, "%s/" BLOB_PREFIX "%s", TMQ_DOT_DIR,
+		    r.hash);
+	p->type = r.kind;
+	p->type_index = ti < 0 ? 0 : (unsigned)ti;
+	p->data = *buf;
+	p->len = r.size;
+	return 1;
+}

@@ -1,0 +1,63 @@
+/* blob.h: payloads too long for a line, kept whole in a file beside the
+ * log (issue 37, tmq-format(5) "Blobs").  On a topic made with
+ * --max-message, such a payload is written to TOPIC/.tmq/blob-HASH (HASH:
+ * the payload's xxh3-128, 32 lowercase hex digits), durably, before the
+ * line that refers to it is appended; that line is a typed message of the
+ * reserved type tmq.blob whose JSON is
+ *   {"file": ".tmq/blob-HASH", "size": N, "xxh3_128": "HASH",
+ *    "kind": "text" | "bytes" | "typed"[, "type": "NAME"]}
+ * Readers take a reference as untrusted: the file is named by the hash,
+ * never by the path given (which must be that name exactly); it is opened
+ * without following a link, without blocking, a regular file only; no
+ * more than the stated size, itself no more than the topic's limit, is
+ * read; and what was read must have the hash.  xxh3-128 finds damage, not
+ * forgery: whoever may plant a blob may as well write the line. */
+#ifndef TMQ_BLOB_H
+#define TMQ_BLOB_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "names.h"
+#include "payload.h"
+#include "topic.h"
+
+#define TMQ_BLOB_HASH_HEX 32
+/* Room for a reference's JSON. */
+#define TMQ_BLOB_REF_MAX (160 + 6 * TMQ_TYPE_NAME_MAX)
+/* On a topic with --max-message, a payload longer than this goes to a blob
+ * at once, without trying a line first (deflating a megabyte only to
+ * find it too long would cost more than the blob). */
+#define TMQ_BLOB_DIRECT (64u << 10)
+
+struct tmq_blobref {
+	char hash[TMQ_BLOB_HASH_HEX + 1];
+	size_t size;
+	enum tmq_ptype kind;
+	char type[TMQ_TYPE_NAME_MAX + 1];	/* kind TMQ_TYPED: its name */
+};
+
+/* The payload's hash, as hex. */
+void tmq_blob_hash(const void *data, size_t n,
+    char hex[TMQ_BLOB_HASH_HEX + 1]);
+/* The reference's JSON into out (of TMQ_BLOB_REF_MAX bytes): its length. */
+size_t tmq_blob_ref_json(const struct tmq_blobref *r, char *out);
+/* Read a reference's JSON strictly (every field there, of its kind, the
+ * file named by the hash): 0, or -1 with e saying what is wrong. */
+int tmq_blob_ref_parse(const unsigned char *json, size_t n,
+    struct tmq_blobref *r, struct tmq_error *e);
+/* Write data (r->size bytes, hash r->hash) as t's blob: to a temporary
+ * (O_EXCL), flushed to disk, renamed into place, the folder flushed.  0,
+ * or -1 with e set (nothing left but what was there). */
+int tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
+    const void *data, struct tmq_error *e);
+/* p a message of t: when it is a blob reference, read the blob into *buf
+ * (grown, of *cap bytes) and make p the payload it refers to: 1; 0 when p
+ * is no reference (left as it is); -1 with e saying what is wrong with the
+ * reference or its file. */
+int tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
+    unsigned char **buf, size_t *cap, struct tmq_error *e);
+/* 1 when p is a blob reference of t (a message of the type tmq.blob). */
+int tmq_blob_is_ref(const struct tmq_topic *t, const struct tmq_payload *p);
+
+#endif
