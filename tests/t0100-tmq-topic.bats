@@ -180,7 +180,7 @@ twc_field() {	# twc_field FILE EXPR: evaluate EXPR on the parsed .twc as d
 		run --separate-stderr tmq-topic "$opt"
 		assert_success
 		assert_stderr ""
-		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...] [--if-not-exists]"
+		assert_line --index 0 "usage: tmq-topic create NAME [-k TYPE] [-p N] [-t A,B,...] [--max-message SIZE] [--if-not-exists]"
 		assert_line --index 1 "       tmq-topic list [-l] [--json] [--prometheus]"
 		assert_line --partial -- "-k, --key-type TYPE"
 		assert_line --partial -- "-y, --yes"
