@@ -4,12 +4,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commitpairs.h"
-#include "groupadmin.h"
-#include "names.h"
-#include "records.h"
-#include "root.h"
+#include "cli/cli.h"
+#include "group/commitpairs.h"
+#include "group/groupadmin.h"
+#include "codec/names.h"
+#include "flow/records.h"
+#include "store/root.h"
 
 /* Where the commits go, opened at the first commit: in a pipeline the
  * group's first member creates it while we wait for input. */

@@ -8,18 +8,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blob.h"
-#include "cli.h"
-#include "escape.h"
-#include "linereader.h"
-#include "message.h"
-#include "names.h"
-#include "partindex.h"
-#include "printer.h"
-#include "progress.h"
-#include "root.h"
-#include "timestamp.h"
-#include "topic.h"
+#include "store/blob.h"
+#include "cli/cli.h"
+#include "util/escape.h"
+#include "store/linereader.h"
+#include "codec/message.h"
+#include "codec/names.h"
+#include "store/partindex.h"
+#include "flow/printer.h"
+#include "util/progress.h"
+#include "store/root.h"
+#include "codec/timestamp.h"
+#include "store/topic.h"
 
 struct dump {
 	int json, verify;

@@ -5,16 +5,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "execloop.h"
-#include "keys.h"
-#include "output.h"
-#include "position.h"
-#include "printer.h"
-#include "readloop.h"
-#include "stop.h"
-#include "timespec.h"
-#include "timestamp.h"
+#include "cli/cli.h"
+#include "group/execloop.h"
+#include "codec/keys.h"
+#include "flow/output.h"
+#include "flow/position.h"
+#include "flow/printer.h"
+#include "group/readloop.h"
+#include "util/stop.h"
+#include "flow/timespec.h"
+#include "codec/timestamp.h"
 
 /* Long enough for the TwainMQ library's members, which answer when their owner
  * polls; short enough that a cron job is not kept waiting. */

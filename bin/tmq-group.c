@@ -5,18 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "confirm.h"
-#include "groupadmin.h"
-#include "groupinfo.h"
-#include "groupwait.h"
-#include "jsonwriter.h"
-#include "metrics.h"
-#include "names.h"
-#include "root.h"
-#include "table.h"
-#include "timespec.h"
-#include "timestamp.h"
+#include "cli/cli.h"
+#include "cli/confirm.h"
+#include "group/groupadmin.h"
+#include "group/groupinfo.h"
+#include "group/groupwait.h"
+#include "util/jsonwriter.h"
+#include "cli/metrics.h"
+#include "codec/names.h"
+#include "store/root.h"
+#include "cli/table.h"
+#include "flow/timespec.h"
+#include "codec/timestamp.h"
 
 enum { LIST, DESCRIBE, REBALANCE, RESET, DELETE, WAIT };
 

@@ -6,17 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "follow.h"
-#include "grow.h"
-#include "keys.h"
-#include "message.h"
-#include "names.h"
-#include "producer.h"
-#include "records.h"
-#include "root.h"
-#include "stop.h"
-#include "topic.h"
+#include "cli/cli.h"
+#include "flow/follow.h"
+#include "util/grow.h"
+#include "codec/keys.h"
+#include "codec/message.h"
+#include "codec/names.h"
+#include "flow/producer.h"
+#include "flow/records.h"
+#include "store/root.h"
+#include "util/stop.h"
+#include "store/topic.h"
 
 /* What the options set. */
 static struct tmq_producer_opts po;

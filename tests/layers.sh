@@ -6,9 +6,10 @@
 # lib/LAYER/ may include the headers of its own layer and of the layers
 # listed before it, never those of a layer listed after it; and no modules
 # (x.c with its x.h) may include each other in a circle, directly or
-# through others.  Headers are included by their name alone (each layer
-# folder is on the include path), so a name is in one layer only, and
-# every file of lib/ is in a layer.  Each breach is named in a diagnostic
+# through others.  Headers are included with their layer's folder
+# ("store/topic.h": only lib/ is on the include path), so that a reader,
+# and this check, see the layer at each include; a name is in one layer
+# only, and every file of lib/ is in a layer.  Each breach is named in a diagnostic
 # line; a check with one fails.  The last check plants breaches in a
 # scratch tree and wants each one found, so that this test can fail.
 #
@@ -17,7 +18,7 @@ set -eu
 src=${1:-${TMQ_SRCDIR:-.}}
 
 # breaches SRCDIR: one line per breach, each "KIND<TAB>text", KIND one of
-# stray, twice, up, circle.
+# stray, twice, bare, up, circle.
 breaches() {
 	lib=$1/lib
 	if [ ! -f "$lib/LAYERS" ]; then
@@ -38,12 +39,16 @@ breaches() {
 			d=${f%/*}
 			printf 'F %s %s\n' "${f#"$1"/}" "${d##*/}"
 		done
-		# I path name: each quoted include of a header, by its name.
+		# I path folder name: each quoted include of a header, with
+		# the folder its text names ("-" for none).
 		for f in "$lib"/*/*.[ch]; do
 			[ -e "$f" ] || continue
 			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)\.h".*/\1/p' \
-			    "$f" | sed 's,.*/,,' | while read -r to; do
-				printf 'I %s %s\n' "${f#"$1"/}" "$to"
+			    "$f" | while read -r to; do
+				case $to in
+				*/*) printf 'I %s %s %s\n' "${f#"$1"/}" "${to%/*}" "${to##*/}" ;;
+				*) printf 'I %s - %s\n' "${f#"$1"/}" "$to" ;;
+				esac
 			done
 		done
 	} | awk '
@@ -63,7 +68,7 @@ breaches() {
 		filelayer[$2] = $3
 		next
 	}
-	$1 == "I" { ni++; ifrom[ni] = $2; ito[ni] = $3 }
+	$1 == "I" { ni++; ifrom[ni] = $2; idir[ni] = $3; ito[ni] = $4 }
 	# Tarjan: the strongly connected components of the include graph.
 	function visit(v,   i, w) {
 		index_of[v] = low[v] = ++counter
@@ -115,9 +120,16 @@ breaches() {
 	}
 	END {
 		for (i = 1; i <= ni; i++) {
-			f = ifrom[i]; to = ito[i]
-			if (!(f in filelayer) || !(to in layer))
-				continue	# a stray file, or no header of lib/
+			f = ifrom[i]; to = ito[i]; d = idir[i]
+			if (!(f in filelayer))
+				continue	# a stray file
+			if (d == "-") {
+				if (!(to in layer))
+					continue	# no header of lib/
+				printf "bare\t%s includes %s.h without its folder %s/\n", \
+				    f, to, layer[to]
+			} else if (!(d in rank) || !(to in layer) || layer[to] != d)
+				continue	# no header of lib/: the compiler says so
 			if (rank[layer[to]] > rank[filelayer[f]])
 				printf "up\t%s includes %s.h of %s, a layer above %s\n", \
 				    f, to, layer[to], filelayer[f]
@@ -159,37 +171,39 @@ breaches() {
 
 . "$(dirname "$0")/tap.sh"
 
-echo 1..5
+echo 1..6
 found=$(breaches "$src")
 tap 1 stray "every C file of lib/ is in a layer of lib/LAYERS"
 tap 2 twice "each module's name is in one layer only"
-tap 3 up "no file includes a header of a layer above its own"
-tap 4 circle "no modules include each other in a circle"
+tap 3 bare "every include of a header of lib/ names its layer's folder"
+tap 4 up "no file includes a header of a layer above its own"
+tap 5 circle "no modules include each other in a circle"
 
 # The checker itself: a scratch tree with one breach of each kind.
 t=$(mktemp -d "${TMPDIR:-/tmp}/tmq-layers.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/lib/low" "$t/lib/high"
 printf 'low\t# first\nhigh\n' >"$t/lib/LAYERS"
-printf '#include "top.h"\n' >"$t/lib/low/base.h"	# up
-printf '#include "base.h"\n' >"$t/lib/high/top.h"
-printf '#include "b.h"\n' >"$t/lib/low/a.c"		# a -> b -> c -> a
-printf '#include "c.h"\n' >"$t/lib/low/b.c"
-printf '#include "a.h"\n#include <stdio.h>\n' >"$t/lib/low/c.h"
+printf '#include "high/top.h"\n' >"$t/lib/low/base.h"	# up
+printf '#include "low/base.h"\n' >"$t/lib/high/top.h"
+printf '#include "low/b.h"\n' >"$t/lib/low/a.c"	# a -> b -> c -> a
+printf '#include "low/c.h"\n' >"$t/lib/low/b.c"
+printf '#include "a.h"\n#include <stdio.h>\n' >"$t/lib/low/c.h"	# bare
 : >"$t/lib/low/a.h"
 : >"$t/lib/high/a.h"					# twice
 : >"$t/lib/stray.c"					# stray
 want=$(printf '%s\n' \
     'stray	lib/stray.c: not in a layer of lib/LAYERS' \
     'twice	a: a module of both high and low' \
+    'bare	lib/low/c.h includes a.h without its folder low/' \
     'up	lib/low/base.h includes top.h of high, a layer above low' \
     'circle	a -> b -> c -> a' \
     'circle	base -> top -> base' | sort)
 got=$(breaches "$t" | sort)
 if [ "$got" = "$want" ]; then
-	echo "ok 5 - a planted breach of each kind is found"
+	echo "ok 6 - a planted breach of each kind is found"
 else
-	echo "not ok 5 - a planted breach of each kind is found"
+	echo "not ok 6 - a planted breach of each kind is found"
 	printf '%s\n' "$got" | sed 's/^/# found: /'
 	printf '%s\n' "$want" | sed 's/^/# wanted: /'
 fi

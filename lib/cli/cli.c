@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "completion.h"
-#include "notice.h"
-#include "partlist.h"
-#include "split.h"
-#include "timespec.h"
-#include "timestamp.h"
+#include "cli/cli.h"
+#include "cli/completion.h"
+#include "util/notice.h"
+#include "flow/partlist.h"
+#include "util/split.h"
+#include "flow/timespec.h"
+#include "codec/timestamp.h"
 
 #define COMPLETION_HELPER 0x7ff0
 

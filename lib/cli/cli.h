@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
-#include "number.h"
-#include "position.h"
+#include "util/error.h"
+#include "util/number.h"
+#include "flow/position.h"
 
 enum { TMQ_EXIT_OK = 0, TMQ_EXIT_FAIL = 1, TMQ_EXIT_USAGE = 2 };
 

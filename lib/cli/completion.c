@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "completion.h"
-#include "names.h"
-#include "root.h"
-#include "topic.h"
+#include "cli/completion.h"
+#include "codec/names.h"
+#include "store/root.h"
+#include "store/topic.h"
 
 int
 tmq_completable_type(const char *name)

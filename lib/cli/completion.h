@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Whether a type name may be offered by a completion: one that would do as
  * a topic name (tmq-format(5), Names: [A-Za-z0-9_.-]+, not "." or "..", not

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "confirm.h"
+#include "cli/confirm.h"
 
 int
 tmq_confirm(const char *question, int yes, struct tmq_error *e)

@@ -2,7 +2,7 @@
 #ifndef TMQ_CONFIRM_H
 #define TMQ_CONFIRM_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* With yes set, 1 at once.  Otherwise ask the question on the terminal
  * (/dev/tty, as OpenBSD's readpassphrase does): 1 for y/yes, 0 for anything

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "metrics.h"
-#include "timestamp.h"
+#include "util/grow.h"
+#include "cli/metrics.h"
+#include "codec/timestamp.h"
 
 enum fam {
 	F_PART_END, F_PART_FIRST, F_PART_BYTES, F_PART_NEWEST,

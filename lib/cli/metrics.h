@@ -8,11 +8,11 @@
 
 #include <stdio.h>
 
-#include "error.h"
-#include "group.h"
-#include "groupinfo.h"
-#include "topic.h"
-#include "topicstat.h"
+#include "util/error.h"
+#include "group/group.h"
+#include "group/groupinfo.h"
+#include "store/topic.h"
+#include "store/topicstat.h"
 
 struct tmq_sample;
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "table.h"
+#include "util/grow.h"
+#include "cli/table.h"
 
 void
 tmq_table_init(struct tmq_table *t, const char *align)

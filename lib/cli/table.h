@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct tmq_table {
 	const char *align;	/* per column: 'l' left, 'r' right */

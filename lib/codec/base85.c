@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base85.h"
+#include "codec/base85.h"
 
 static const char alphabet[86] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batchdecode.h"
-#include "grow.h"
+#include "codec/batchdecode.h"
+#include "util/grow.h"
 
 #define SPLIT_MIN 64
 

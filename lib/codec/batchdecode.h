@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "message.h"
-#include "parallel.h"
+#include "codec/message.h"
+#include "util/parallel.h"
 
 #define TMQ_BATCH_BYTES (8u << 20)
 

@@ -9,7 +9,7 @@
  * that any inflater reads; the tests inflate it with zlib. */
 #include <string.h>
 
-#include "fastdeflate.h"
+#include "codec/fastdeflate.h"
 
 #define HASH_BITS 12
 #define MIN_MATCH 3

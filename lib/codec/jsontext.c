@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "jsontext.h"
+#include "codec/jsontext.h"
 
 int
 tmq_json_only_space(const char *s, size_t n)

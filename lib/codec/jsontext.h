@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Nesting deeper than this is refused (deeper than anyone's messages,
  * shallow enough for a fixed stack; Python's json.loads stops near it). */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base85.h"
-#include "keys.h"
-#include "unescape.h"
-#include "utf8.h"
+#include "codec/base85.h"
+#include "codec/keys.h"
+#include "util/unescape.h"
+#include "util/utf8.h"
 
 int
 tmq_keytype_valid(int width)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The widest charN key the tools accept (the TwainMQ library has no limit, but
  * a key wider than a line could never be written). */

@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base85.h"
-#include "grow.h"
-#include "message.h"
-#include "utf8.h"
-#include "timestamp.h"
+#include "codec/base85.h"
+#include "util/grow.h"
+#include "codec/message.h"
+#include "util/utf8.h"
+#include "codec/timestamp.h"
 
 int
 tmq_codec_init(struct tmq_codec *c, struct tmq_error *e)

@@ -6,10 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "keys.h"
-#include "payload.h"
-#include "rawdeflate.h"
+#include "util/error.h"
+#include "codec/keys.h"
+#include "codec/payload.h"
+#include "codec/rawdeflate.h"
 
 /* The TwainMQ library refuses a line longer than this, newline included. */
 #define TMQ_LINE_MAX 4096

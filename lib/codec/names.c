@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "escape.h"
-#include "names.h"
-#include "utf8.h"
+#include "util/escape.h"
+#include "codec/names.h"
+#include "util/utf8.h"
 
 /* Names come from the command line and from the root's directory: a name
  * that breaks the rules is shown escaped, 64 bytes at most, so that a file

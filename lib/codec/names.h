@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define TMQ_GROUP_PREFIX "--group--"
 #define TMQ_NAME_MAX 255

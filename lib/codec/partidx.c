@@ -6,8 +6,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "base85.h"
-#include "partidx.h"
+#include "codec/base85.h"
+#include "codec/partidx.h"
 
 #define MAGIC "TMQPIDX1"
 #define IDX_VERSION 2

@@ -34,7 +34,7 @@
 
 #include <string.h>
 
-#include "base85.h"
+#include "codec/base85.h"
 
 #define TMQ_PIDX_STEP (64 * 1024)	/* bytes of file between entries */
 #define TMQ_PIDX_HEAD 4096		/* bytes of file in its identity */

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "keys.h"
-#include "partitioner.h"
+#include "codec/keys.h"
+#include "codec/partitioner.h"
 
 typedef unsigned __int128 u128;
 

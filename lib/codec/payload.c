@@ -1,7 +1,7 @@
 /* payload.c: payload kinds (see payload.h). */
-#include "jsontext.h"
-#include "payload.h"
-#include "utf8.h"
+#include "codec/jsontext.h"
+#include "codec/payload.h"
+#include "util/utf8.h"
 
 int
 tmq_payload_parse(const unsigned char *raw, size_t n, struct tmq_payload *p,

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define TMQ_MAGIC_BYTES 0xFC
 #define TMQ_MAGIC_TYPED 0xFB

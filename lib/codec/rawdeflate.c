@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rawdeflate.h"
+#include "codec/rawdeflate.h"
 
 int
 tmq_deflater_init(struct tmq_deflater *d, struct tmq_error *e)

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <zlib.h>
 
-#include "error.h"
-#include "fastdeflate.h"
+#include "util/error.h"
+#include "codec/fastdeflate.h"
 
 /* The most a payload may inflate to.  A 4096-byte line holds about 3,200
  * bytes of deflate, which can expand at most ~1,032 times; anything beyond

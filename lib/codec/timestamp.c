@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "base85.h"
-#include "decimal.h"
-#include "timestamp.h"
+#include "codec/base85.h"
+#include "util/decimal.h"
+#include "codec/timestamp.h"
 
 double
 tmq_now(void)

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define TMQ_TS_CHARS 10
 

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "consumer.h"
-#include "notice.h"
-#include "fstype.h"
-#include "grow.h"
-#include "monoclock.h"
-#include "partfile.h"
-#include "stop.h"
+#include "flow/consumer.h"
+#include "util/notice.h"
+#include "store/fstype.h"
+#include "util/grow.h"
+#include "util/monoclock.h"
+#include "store/partfile.h"
+#include "util/stop.h"
 
 #define POLL_INTERVAL_MS 50
 

@@ -6,13 +6,13 @@
 
 #include <stddef.h>
 
-#include "batchdecode.h"
-#include "blob.h"
-#include "dirlist.h"
-#include "linereader.h"
-#include "message.h"
-#include "position.h"
-#include "topic.h"
+#include "codec/batchdecode.h"
+#include "store/blob.h"
+#include "store/dirlist.h"
+#include "store/linereader.h"
+#include "codec/message.h"
+#include "flow/position.h"
+#include "store/topic.h"
 
 struct tmq_source {
 	size_t topic;			/* index into consumer's topics */

@@ -37,14 +37,14 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "dirlist.h"
-#include "dotdir.h"
-#include "follow.h"
-#include "notice.h"
-#include "pidlock.h"
-#include "regfile.h"
-#include "replace.h"
-#include "smallfile.h"
+#include "store/dirlist.h"
+#include "store/dotdir.h"
+#include "flow/follow.h"
+#include "util/notice.h"
+#include "store/pidlock.h"
+#include "store/regfile.h"
+#include "store/replace.h"
+#include "store/smallfile.h"
 
 #define STATE_DIR TMQ_DOT_DIR
 #define STATE_MAGIC "tmq-put --follow 1\n"

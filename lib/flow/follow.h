@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "replace.h"
-#include "topic.h"
-#include "watch.h"
+#include "util/error.h"
+#include "store/replace.h"
+#include "store/topic.h"
+#include "store/watch.h"
 
 enum {
 	TMQ_FOLLOW_RECORD = 1,	/* a record: rec, n */

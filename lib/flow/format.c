@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "unescape.h"
-#include "grow.h"
+#include "flow/format.h"
+#include "util/unescape.h"
+#include "util/grow.h"
 
 static int
 push(struct tmq_format *f, size_t *cap, char field, const char *text,

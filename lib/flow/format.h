@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct tmq_fmt_op {
 	char field;		/* 0 for literal text */

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
-#include "grow.h"
-#include "jsoninput.h"
-#include "jsontext.h"
+#include "util/base64.h"
+#include "util/grow.h"
+#include "flow/jsoninput.h"
+#include "codec/jsontext.h"
 
 int
 tmq_jsonin_init(struct tmq_jsonin *j, struct tmq_error *e)

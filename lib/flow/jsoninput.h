@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "keys.h"
-#include "payload.h"
-#include "topic.h"
+#include "util/error.h"
+#include "codec/keys.h"
+#include "codec/payload.h"
+#include "store/topic.h"
 
 /* Reusable parse state: one per thread. */
 struct tmq_jsonin {

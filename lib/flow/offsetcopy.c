@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "keys.h"
-#include "notice.h"
-#include "offsetcopy.h"
-#include "partscan.h"
-#include "timestamp.h"
+#include "store/directread.h"
+#include "codec/keys.h"
+#include "util/notice.h"
+#include "flow/offsetcopy.h"
+#include "store/partscan.h"
+#include "codec/timestamp.h"
 
 int
 tmq_offcopy_init(struct tmq_offcopy *oc, const struct tmq_topic *t,

@@ -16,11 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "linereader.h"
-#include "message.h"
-#include "partscan.h"
-#include "topic.h"
+#include "util/error.h"
+#include "store/linereader.h"
+#include "codec/message.h"
+#include "store/partscan.h"
+#include "store/topic.h"
 
 enum tmq_offplace {
 	TMQ_OFF_APPEND,		/* at the end: append it */

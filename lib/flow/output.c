@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "monoclock.h"
-#include "output.h"
-#include "stop.h"
+#include "util/monoclock.h"
+#include "flow/output.h"
+#include "util/stop.h"
 
 /* Once told to stop (SIGINT, SIGTERM: tmq_stop), write on only as fast as
  * the reader takes it: a reader that takes nothing for this long (ms) is

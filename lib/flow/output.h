@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 
 enum tmq_outkind { TMQ_OUT_PLAIN, TMQ_OUT_PIPE, TMQ_OUT_SOCKET };
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partlist.h"
-#include "topic.h"
+#include "flow/partlist.h"
+#include "store/topic.h"
 
 /* One number of the list, below TMQ_MAX_PARTITIONS. */
 static int

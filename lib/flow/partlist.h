@@ -2,7 +2,7 @@
 #ifndef TMQ_PARTLIST_H
 #define TMQ_PARTLIST_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* Parse a list of partition numbers and ranges into *v (malloc'd): each
  * partition once, in increasing order, whatever order the list names

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "position.h"
-#include "topic.h"
-#include "timespec.h"
-#include "timestamp.h"
+#include "flow/position.h"
+#include "store/topic.h"
+#include "flow/timespec.h"
+#include "codec/timestamp.h"
 
 static int
 parse_u64(const char *s, uint64_t *v)

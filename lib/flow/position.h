@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 enum tmq_pos_kind {
 	TMQ_POS_START,		/* "start": offset 0 (or the first left) */

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base64.h"
-#include "decimal.h"
-#include "escape.h"
-#include "jsontext.h"
-#include "printer.h"
-#include "timestamp.h"
+#include "util/base64.h"
+#include "util/decimal.h"
+#include "util/escape.h"
+#include "codec/jsontext.h"
+#include "flow/printer.h"
+#include "codec/timestamp.h"
 
 const char *
 tmq_type_name(const struct tmq_topic *t, const struct tmq_msg *m)

@@ -5,9 +5,9 @@
 
 #include <stdio.h>
 
-#include "format.h"
-#include "message.h"
-#include "topic.h"
+#include "flow/format.h"
+#include "codec/message.h"
+#include "store/topic.h"
 
 enum tmq_print_mode { TMQ_PRINT_PAYLOAD, TMQ_PRINT_KEYED, TMQ_PRINT_FORMAT,
 	TMQ_PRINT_JSON };

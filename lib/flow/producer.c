@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blob.h"
-#include "grow.h"
-#include "jsontext.h"
-#include "partitioner.h"
-#include "producer.h"
-#include "timestamp.h"
-#include "utf8.h"
+#include "store/blob.h"
+#include "util/grow.h"
+#include "codec/jsontext.h"
+#include "codec/partitioner.h"
+#include "flow/producer.h"
+#include "codec/timestamp.h"
+#include "util/utf8.h"
 
 #define BATCH_RECS 512
 #define BATCH_BYTES (512 * 1024)

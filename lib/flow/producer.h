@@ -6,13 +6,13 @@
 
 #include <stddef.h>
 
-#include "appender.h"
-#include "jsoninput.h"
-#include "message.h"
-#include "offsetcopy.h"
-#include "parallel.h"
-#include "payload.h"
-#include "topic.h"
+#include "store/appender.h"
+#include "flow/jsoninput.h"
+#include "codec/message.h"
+#include "flow/offsetcopy.h"
+#include "util/parallel.h"
+#include "codec/payload.h"
+#include "store/topic.h"
 
 struct tmq_producer_opts {
 	const char *key;	/* -k: one key for every record */

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "records.h"
-#include "stop.h"
+#include "flow/records.h"
+#include "util/stop.h"
 
 int
 tmq_records_open(struct tmq_records *r, int fd, int delim, size_t max,

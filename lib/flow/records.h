@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 enum {
 	TMQ_REC_EOF = 0,

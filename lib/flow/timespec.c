@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timespec.h"
-#include "timestamp.h"
+#include "flow/timespec.h"
+#include "codec/timestamp.h"
 
 /* A hundred years of 365.25 days, 36,525 days, as tmq(7) says: more is
  * a typo, and keeps N * unit exact.  (It was 100 years of 366 days, so

@@ -4,7 +4,7 @@
 #ifndef TMQ_TIMESPEC_H
 #define TMQ_TIMESPEC_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* The suffix of a message about a bad time: what the grammar takes. */
 #define TMQ_TIMESPEC_WANT "ISO 8601, @SECONDS, s@MS, or a duration ago " \

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assignment.h"
+#include "group/assignment.h"
 
 struct wish {
 	struct tmq_offer *o;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct tmq_offer {
 	uint32_t member;

@@ -1,9 +1,9 @@
 /* autocommit.c: when a member commits (see autocommit.h). */
 #include <stdio.h>
 
-#include "autocommit.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "group/autocommit.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 void
 tmq_ac_init(struct tmq_autocommit *ac, int on, double now)

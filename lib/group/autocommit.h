@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "groupconsumer.h"
-#include "output.h"
+#include "group/groupconsumer.h"
+#include "flow/output.h"
 
 #define TMQ_AC_MESSAGES 1000
 #define TMQ_AC_SECONDS 1.0

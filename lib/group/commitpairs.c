@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commitpairs.h"
-#include "grow.h"
-#include "number.h"
-#include "partfile.h"
-#include "partscan.h"
+#include "group/commitpairs.h"
+#include "util/grow.h"
+#include "util/number.h"
+#include "store/partfile.h"
+#include "store/partscan.h"
 
 /* "-5": a word that reads as a negative number. */
 static int

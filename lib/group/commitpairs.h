@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "groupmsg.h"
-#include "topic.h"
+#include "group/groupmsg.h"
+#include "store/topic.h"
 
 struct tmq_cpair {
 	char *bad;		/* what is wrong with it, or NULL */

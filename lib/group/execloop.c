@@ -7,19 +7,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "argsplit.h"
-#include "execloop.h"
-#include "jsonwriter.h"
-#include "keys.h"
-#include "monoclock.h"
-#include "notice.h"
-#include "printer.h"
-#include "producer.h"
-#include "readturn.h"
-#include "root.h"
-#include "stop.h"
-#include "timestamp.h"
-#include "workrun.h"
+#include "util/argsplit.h"
+#include "group/execloop.h"
+#include "util/jsonwriter.h"
+#include "codec/keys.h"
+#include "util/monoclock.h"
+#include "util/notice.h"
+#include "flow/printer.h"
+#include "flow/producer.h"
+#include "group/readturn.h"
+#include "store/root.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
+#include "group/workrun.h"
 
 /* Messages held beside those running: read ahead, for --order key. */
 #define READ_AHEAD 64

@@ -10,9 +10,9 @@
 #ifndef TMQ_EXECLOOP_H
 #define TMQ_EXECLOOP_H
 
-#include "output.h"
-#include "readloop.h"
-#include "workset.h"
+#include "flow/output.h"
+#include "group/readloop.h"
+#include "group/workset.h"
 
 struct tmq_execspec {
 	const char *command;		/* --exec */

@@ -6,17 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirlist.h"
-#include "group.h"
-#include "notice.h"
-#include "groupsnapfile.h"
-#include "grouptopic.h"
-#include "message.h"
-#include "names.h"
-#include "partfile.h"
-#include "partscan.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "store/dirlist.h"
+#include "group/group.h"
+#include "util/notice.h"
+#include "group/groupsnapfile.h"
+#include "group/grouptopic.h"
+#include "codec/message.h"
+#include "codec/names.h"
+#include "store/partfile.h"
+#include "store/partscan.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 #define COMMIT_CHUNK TMQ_COMMIT_CHUNK
 

@@ -8,14 +8,14 @@
 
 #include <stdint.h>
 
-#include "appender.h"
-#include "assignment.h"
-#include "groupmsg.h"
-#include "groupstate.h"
-#include "linereader.h"
-#include "liveness.h"
-#include "message.h"
-#include "topic.h"
+#include "store/appender.h"
+#include "group/assignment.h"
+#include "group/groupmsg.h"
+#include "group/groupstate.h"
+#include "store/linereader.h"
+#include "group/liveness.h"
+#include "codec/message.h"
+#include "store/topic.h"
 
 struct tmq_live_watch;
 

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupadmin.h"
-#include "linereader.h"
-#include "names.h"
-#include "notice.h"
-#include "partlist.h"
-#include "timestamp.h"
+#include "group/groupadmin.h"
+#include "store/linereader.h"
+#include "codec/names.h"
+#include "util/notice.h"
+#include "flow/partlist.h"
+#include "codec/timestamp.h"
 
 static void
 notice(void *arg, const char *msg)

@@ -7,10 +7,10 @@
 
 #include <stdint.h>
 
-#include "group.h"
-#include "groupinfo.h"
-#include "position.h"
-#include "topic.h"
+#include "group/group.h"
+#include "group/groupinfo.h"
+#include "flow/position.h"
+#include "store/topic.h"
 
 /* Open the group name (topic_hint as for tmq_group_open), replay its log
  * and settle it (tmq_group_settle): the state an observer reports.  The

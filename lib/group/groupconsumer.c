@@ -8,15 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dotdir.h"
-#include "fdlimit.h"
-#include "groupconsumer.h"
-#include "notice.h"
-#include "grow.h"
-#include "modes.h"
-#include "names.h"
-#include "partfile.h"
-#include "regfile.h"
+#include "store/dotdir.h"
+#include "util/fdlimit.h"
+#include "group/groupconsumer.h"
+#include "util/notice.h"
+#include "util/grow.h"
+#include "store/modes.h"
+#include "codec/names.h"
+#include "store/partfile.h"
+#include "store/regfile.h"
 
 /* The reserve of descriptors (groupconsumer.h): taken back once the
  * group's work is done, the sources giving theirs up for it as need be

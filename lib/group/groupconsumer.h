@@ -5,9 +5,9 @@
 #ifndef TMQ_GROUPCONSUMER_H
 #define TMQ_GROUPCONSUMER_H
 
-#include "consumer.h"
-#include "member.h"
-#include "offsetrange.h"
+#include "flow/consumer.h"
+#include "group/member.h"
+#include "group/offsetrange.h"
 
 /* A message delivered to the output: where its bytes end, and the offset
  * to commit for its partition once the reader has taken them. */

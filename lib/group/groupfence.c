@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dotdir.h"
-#include "filelock.h"
-#include "groupfence.h"
-#include "message.h"
-#include "modes.h"
-#include "names.h"
-#include "regfile.h"
+#include "store/dotdir.h"
+#include "store/filelock.h"
+#include "group/groupfence.h"
+#include "codec/message.h"
+#include "store/modes.h"
+#include "codec/names.h"
+#include "store/regfile.h"
 
 #define FENCE_NAME "fence"
 

@@ -20,8 +20,8 @@
 
 #include <stdint.h>
 
-#include "group.h"
-#include "linereader.h"
+#include "group/group.h"
+#include "store/linereader.h"
 
 #define TMQ_GFENCE_WAIT_MS 2000
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupinfo.h"
-#include "topicstat.h"
+#include "group/groupinfo.h"
+#include "store/topicstat.h"
 
 static int
 cmp_u32(const void *a, const void *b)

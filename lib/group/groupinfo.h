@@ -5,10 +5,10 @@
 
 #include <stdint.h>
 
-#include "group.h"
-#include "liveness.h"
-#include "offsetrange.h"
-#include "topic.h"
+#include "group/group.h"
+#include "group/liveness.h"
+#include "group/offsetrange.h"
+#include "store/topic.h"
 
 struct tmq_gpart {
 	unsigned partition;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupmsg.h"
-#include "grow.h"
-#include "jsontext.h"
-#include "timestamp.h"
+#include "group/groupmsg.h"
+#include "util/grow.h"
+#include "codec/jsontext.h"
+#include "codec/timestamp.h"
 
 const char *const tmq_gkind_names[TMQ_G_NKINDS] = {
 	"~~TWAIN~~JOINED", "~~TWAIN~~ABORTJOIN", "~~TWAIN~~REBALOFFER",

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* In the order of the group topic's type indices. */
 enum tmq_gkind {

@@ -40,8 +40,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "groupsnap.h"
-#include "topic.h"
+#include "group/groupsnap.h"
+#include "store/topic.h"
 
 #define MAGIC "TMQGSNAP"
 #define SNAP_VERSION 3

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "groupstate.h"
+#include "util/error.h"
+#include "group/groupstate.h"
 
 /* The covered part of the log. */
 struct tmq_gsnap_pos {

@@ -24,11 +24,11 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "dotdir.h"
-#include "directread.h"
-#include "groupsnap.h"
-#include "groupsnapfile.h"
-#include "replace.h"
+#include "store/dotdir.h"
+#include "store/directread.h"
+#include "group/groupsnap.h"
+#include "group/groupsnapfile.h"
+#include "store/replace.h"
 
 #define SNAP_DIR TMQ_DOT_DIR
 #define SNAP_MAX (512u << 20)	/* larger files are not snapshots of ours */

@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "groupstate.h"
-#include "linereader.h"
+#include "util/error.h"
+#include "group/groupstate.h"
+#include "store/linereader.h"
 
 #define TMQ_GSNAP_EVERY 1000	/* default: lines read before a new one */
 #define TMQ_GSNAP_BLOCK 4096	/* bytes hashed at each end of a file */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "groupstate.h"
+#include "util/grow.h"
+#include "group/groupstate.h"
 
 void
 tmq_gstate_init(struct tmq_gstate *s, unsigned nparts)

@@ -22,10 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "assignment.h"
-#include "error.h"
-#include "groupmsg.h"
-#include "idindex.h"
+#include "group/assignment.h"
+#include "util/error.h"
+#include "group/groupmsg.h"
+#include "util/idindex.h"
 
 /* A key seen in the log: a member, or one that tried to be. */
 struct tmq_gmember {

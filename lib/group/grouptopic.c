@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dotdir.h"
-#include "grouptopic.h"
-#include "names.h"
-#include "replace.h"
-#include "smallfile.h"
-#include "topic.h"
+#include "store/dotdir.h"
+#include "group/grouptopic.h"
+#include "codec/names.h"
+#include "store/replace.h"
+#include "store/smallfile.h"
+#include "store/topic.h"
 
 #define DIR_NAME TMQ_DOT_DIR
 #define FILE_NAME "topic"

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Keep topic (a topic of the group's root) as the topic of the group whose
  * log directory is logdirfd, unless that is what is kept already.  A

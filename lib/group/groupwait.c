@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "groupinfo.h"
-#include "groupwait.h"
+#include "group/groupinfo.h"
+#include "group/groupwait.h"
 
 int
 tmq_gwait_begin(struct tmq_gwait *w, int rootfd, struct tmq_group *g,

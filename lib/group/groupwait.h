@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "group.h"
-#include "topic.h"
-#include "watch.h"
+#include "group/group.h"
+#include "store/topic.h"
+#include "store/watch.h"
 
 struct tmq_gwpart {
 	uint64_t target;	/* the partition's end when the wait began */

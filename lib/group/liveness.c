@@ -39,17 +39,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dirlist.h"
-#include "dotdir.h"
-#include "escape.h"
-#include "grow.h"
-#include "idindex.h"
-#include "liveness.h"
-#include "notice.h"
-#include "modes.h"
-#include "monoclock.h"
-#include "regfile.h"
-#include "replace.h"
+#include "store/dirlist.h"
+#include "store/dotdir.h"
+#include "util/escape.h"
+#include "util/grow.h"
+#include "util/idindex.h"
+#include "group/liveness.h"
+#include "util/notice.h"
+#include "store/modes.h"
+#include "util/monoclock.h"
+#include "store/regfile.h"
+#include "store/replace.h"
 
 /* A lock file's mode: only its owner may write it (see above). */
 #define LIVE_MODE 0644

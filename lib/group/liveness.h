@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "groupstate.h"
-#include "idindex.h"
+#include "util/error.h"
+#include "group/groupstate.h"
+#include "util/idindex.h"
 
 /* Where a group's lock files are, and how to say what was found there:
  * the group's log directory, the names for messages, and the group's

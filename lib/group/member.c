@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "liveness.h"
-#include "member.h"
-#include "notice.h"
-#include "monoclock.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "group/liveness.h"
+#include "group/member.h"
+#include "util/notice.h"
+#include "util/monoclock.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 /* Joining (tmq-format(5), "Joining"): the first claim is the largest id
  * plus one, as the TwainMQ library's; a member that loses tries again,

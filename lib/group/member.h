@@ -5,10 +5,10 @@
 
 #include <stdint.h>
 
-#include "group.h"
-#include "groupfence.h"
-#include "liveness.h"
-#include "topic.h"
+#include "group/group.h"
+#include "group/groupfence.h"
+#include "group/liveness.h"
+#include "store/topic.h"
 
 struct tmq_member {
 	struct tmq_group g;

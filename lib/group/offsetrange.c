@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "offsetrange.h"
+#include "group/offsetrange.h"
 
 enum tmq_range
 tmq_range_of(int64_t committed, uint64_t first, uint64_t end)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 enum tmq_range { TMQ_IN_RANGE, TMQ_PAST_END, TMQ_BEFORE_FIRST };
 

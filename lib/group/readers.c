@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dirlist.h"
-#include "group.h"
-#include "names.h"
-#include "partscan.h"
-#include "readers.h"
+#include "store/dirlist.h"
+#include "group/group.h"
+#include "codec/names.h"
+#include "store/partscan.h"
+#include "group/readers.h"
 
 static void
 free_reader(struct tmq_reader *r)

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "partfile.h"
-#include "topic.h"
+#include "util/error.h"
+#include "store/partfile.h"
+#include "store/topic.h"
 
 struct tmq_reader {
 	char *name;

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fstype.h"
-#include "partlist.h"
-#include "readloop.h"
-#include "notice.h"
-#include "readturn.h"
-#include "root.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "store/fstype.h"
+#include "flow/partlist.h"
+#include "group/readloop.h"
+#include "util/notice.h"
+#include "group/readturn.h"
+#include "store/root.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 static void
 say(const struct tmq_readloop *l, const char *fmt, ...)

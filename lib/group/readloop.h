@@ -16,11 +16,11 @@
 
 #include <stdint.h>
 
-#include "autocommit.h"
-#include "consumer.h"
-#include "groupconsumer.h"
-#include "output.h"
-#include "position.h"
+#include "group/autocommit.h"
+#include "flow/consumer.h"
+#include "group/groupconsumer.h"
+#include "flow/output.h"
+#include "flow/position.h"
 
 /* What to read, and how: tmq-get's options. */
 struct tmq_readspec {

@@ -1,5 +1,5 @@
 /* readturn.c: the reading loop's decisions (readturn.h), pure. */
-#include "readturn.h"
+#include "group/readturn.h"
 
 int
 tmq_turn_poll_before_read(uint64_t seen)

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grow.h"
-#include "workrun.h"
+#include "util/grow.h"
+#include "group/workrun.h"
 
 extern char **environ;
 

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define TMQ_RUN_TAIL 2048
 #define TMQ_RUN_GRACE 5.0

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workset.h"
+#include "group/workset.h"
 
 int
 tmq_ws_init(struct tmq_workset *ws, enum tmq_order order, unsigned jobs,

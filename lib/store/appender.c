@@ -48,20 +48,20 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "appender.h"
-#include "directread.h"
-#include "dirlist.h"
-#include "fdlimit.h"
-#include "filelock.h"
-#include "modes.h"
-#include "fstype.h"
-#include "grow.h"
-#include "partfile.h"
-#include "partindex.h"
-#include "partscan.h"
-#include "regfile.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "store/appender.h"
+#include "store/directread.h"
+#include "store/dirlist.h"
+#include "util/fdlimit.h"
+#include "store/filelock.h"
+#include "store/modes.h"
+#include "store/fstype.h"
+#include "util/grow.h"
+#include "store/partfile.h"
+#include "store/partindex.h"
+#include "store/partscan.h"
+#include "store/regfile.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 /* A batch is written once it holds this much for each partition, at
  * most BATCH_PARTS times as much over all. */

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "dirlist.h"
-#include "error.h"
-#include "topic.h"
+#include "store/dirlist.h"
+#include "util/error.h"
+#include "store/topic.h"
 
 struct tmq_app_part {
 	int fd;

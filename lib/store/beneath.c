@@ -11,7 +11,7 @@
 #include <linux/openat2.h>
 #endif
 
-#include "beneath.h"
+#include "store/beneath.h"
 
 static int
 bad_component(const char *s, size_t n)

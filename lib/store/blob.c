@@ -10,14 +10,14 @@
 #include <json-c/json.h>
 #include <xxhash.h>
 
-#include "blob.h"
-#include "dotdir.h"
-#include "escape.h"
-#include "grow.h"
-#include "jsontext.h"
-#include "regfile.h"
-#include "replace.h"
-#include "utf8.h"
+#include "store/blob.h"
+#include "store/dotdir.h"
+#include "util/escape.h"
+#include "util/grow.h"
+#include "codec/jsontext.h"
+#include "store/regfile.h"
+#include "store/replace.h"
+#include "util/utf8.h"
 
 #define BLOB_PREFIX "blob-"
 

@@ -17,10 +17,10 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "names.h"
-#include "payload.h"
-#include "topic.h"
+#include "util/error.h"
+#include "codec/names.h"
+#include "codec/payload.h"
+#include "store/topic.h"
 
 #define TMQ_BLOB_HASH_HEX 32
 /* Room for a reference's JSON. */

@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "escape.h"
-#include "fstype.h"
-#include "regfile.h"
-#include "stop.h"
+#include "store/directread.h"
+#include "util/escape.h"
+#include "store/fstype.h"
+#include "store/regfile.h"
+#include "util/stop.h"
 
 /* 4096 covers the logical block size of every filesystem we meet; reads
  * of 1 MiB keep the round trips few when a follower catches up. */

@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
-#include "holes.h"
+#include "util/error.h"
+#include "store/holes.h"
 
 /* How a descriptor is read: bits of */
 #define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */

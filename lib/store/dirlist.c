@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirlist.h"
-#include "fdlimit.h"
-#include "grow.h"
+#include "store/dirlist.h"
+#include "util/fdlimit.h"
+#include "util/grow.h"
 
 int
 tmq_dir_next(DIR *d, struct dirent **de)

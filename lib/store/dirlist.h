@@ -12,8 +12,8 @@
 
 #include <dirent.h>
 #include <stddef.h>
-#include "error.h"
-#include "partfile.h"
+#include "util/error.h"
+#include "store/partfile.h"
 
 struct tmq_dirlist {
 	int dirfd;			/* not owned */

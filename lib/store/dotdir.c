@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dotdir.h"
-#include "modes.h"
-#include "regfile.h"
+#include "store/dotdir.h"
+#include "store/modes.h"
+#include "store/regfile.h"
 
 int
 tmq_dot_open(int dirfd, int create)

@@ -7,7 +7,7 @@
 #ifndef TMQ_DOTDIR_H
 #define TMQ_DOTDIR_H
 
-#include "error.h"
+#include "util/error.h"
 
 #define TMQ_DOT_DIR ".tmq"
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/file.h>
 
-#include "filelock.h"
-#include "monoclock.h"
-#include "stop.h"
+#include "store/filelock.h"
+#include "util/monoclock.h"
+#include "util/stop.h"
 
 /* One try at the lock (fcntl F_OFD_SETLK, flock LOCK_NB): 0, or -1 with
  * errno, EAGAIN when another holds it. */

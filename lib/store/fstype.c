@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <sys/statfs.h>
 
-#include "fstype.h"
+#include "store/fstype.h"
 
 #define NFS_MAGIC 0x6969
 #define SMB_MAGIC 0x517b

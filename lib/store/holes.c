@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "holes.h"
+#include "store/holes.h"
 
 int
 tmq_hole_end(int fd, off_t pos, off_t *end)

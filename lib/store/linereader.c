@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "fdlimit.h"
-#include "linereader.h"
-#include "message.h"
-#include "partscan.h"
-#include "regfile.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "store/directread.h"
+#include "util/fdlimit.h"
+#include "store/linereader.h"
+#include "codec/message.h"
+#include "store/partscan.h"
+#include "store/regfile.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 /* Lines up to this long are read whole; longer ones are reported and
  * skipped, so memory stays bounded whatever a file holds. */

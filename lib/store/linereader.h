@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 #include <sys/types.h>
-#include "dirlist.h"
-#include "error.h"
-#include "holes.h"
-#include "partfile.h"
-#include "partindex.h"
-#include "topic.h"
+#include "store/dirlist.h"
+#include "util/error.h"
+#include "store/holes.h"
+#include "store/partfile.h"
+#include "store/partindex.h"
+#include "store/topic.h"
 
 struct tmq_line {
 	const char *p;		/* not NUL-terminated; valid until next call */

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "modes.h"
+#include "store/modes.h"
 
 void
 tmq_mode_follow(int dirfd, int fd)

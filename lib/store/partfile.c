@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partfile.h"
+#include "store/partfile.h"
 
 /* Decimal without sign or leading zeros ("0" itself is fine). */
 static int

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* A last line without its newline that stays as it is this long (ms) was
  * cut short (its writer was killed, or its disk filled), not one being

@@ -24,15 +24,15 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "directread.h"
-#include "dirlist.h"
-#include "dotdir.h"
-#include "escape.h"
-#include "fstype.h"
-#include "notice.h"
-#include "partindex.h"
-#include "regfile.h"
-#include "replace.h"
+#include "store/directread.h"
+#include "store/dirlist.h"
+#include "store/dotdir.h"
+#include "util/escape.h"
+#include "store/fstype.h"
+#include "util/notice.h"
+#include "store/partindex.h"
+#include "store/regfile.h"
+#include "store/replace.h"
 
 #define DOT TMQ_DOT_DIR
 /* Entries kept in memory at most (24 bytes each): past it, those on disk

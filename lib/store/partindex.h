@@ -112,9 +112,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "partfile.h"
-#include "partidx.h"
+#include "util/error.h"
+#include "store/partfile.h"
+#include "codec/partidx.h"
 
 /* What was said of indexes: each refusal (a file's name and why) once for
  * as long as whoever keeps the set (a line reader, for all the indexes

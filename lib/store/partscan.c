@@ -15,15 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "dirlist.h"
-#include "holes.h"
-#include "keys.h"
-#include "monoclock.h"
-#include "partfile.h"
-#include "partscan.h"
-#include "stop.h"
-#include "timestamp.h"
+#include "store/directread.h"
+#include "store/dirlist.h"
+#include "store/holes.h"
+#include "codec/keys.h"
+#include "util/monoclock.h"
+#include "store/partfile.h"
+#include "store/partscan.h"
+#include "util/stop.h"
+#include "codec/timestamp.h"
 
 #define BUFSZ (64 * 1024)
 /* Entries learnt are saved this many at a time, as the count goes. */

@@ -15,10 +15,10 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "holes.h"
-#include "partindex.h"
-#include "topic.h"
+#include "util/error.h"
+#include "store/holes.h"
+#include "store/partindex.h"
+#include "store/topic.h"
 
 #define TMQ_PSCAN_TIMES 1	/* the first and the last complete line's */
 #define TMQ_PSCAN_HOLES 2	/* the file's holes, all told */

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pidlock.h"
-#include "regfile.h"
-#include "replace.h"
+#include "store/pidlock.h"
+#include "store/regfile.h"
+#include "store/replace.h"
 
 #define TRIES 8
 #define HOLDER_MAX 300

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Take the lock on name in dirfd without waiting: 0 and *fd held; 1 when
  * another process holds it, holder then saying who as the file says

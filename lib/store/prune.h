@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "partfile.h"
-#include "topic.h"
+#include "util/error.h"
+#include "store/partfile.h"
+#include "store/topic.h"
 
 struct tmq_prune_opts {
 	unsigned before_day;	/* YYYYMMDD: files of days before it go */

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "regfile.h"
+#include "util/escape.h"
+#include "store/regfile.h"
 
 const char *
 tmq_file_kind(mode_t m)

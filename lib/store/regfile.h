@@ -15,7 +15,7 @@
 
 #include <sys/types.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* openat(dirfd, name, flags, mode) with O_NOFOLLOW, O_NONBLOCK and
  * O_CLOEXEC added, for a regular file only: the file descriptor, or -1

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dirlist.h"
-#include "modes.h"
-#include "replace.h"
+#include "store/dirlist.h"
+#include "store/modes.h"
+#include "store/replace.h"
 
 #define TMP_TRIES 8
 #define TMP_AGE 60		/* seconds: a writer takes milliseconds */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Room for a temporary name (the name is cut to 200 bytes in it, so that
  * it stays within NAME_MAX for every name allowed). */

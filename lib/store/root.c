@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdlimit.h"
-#include "notice.h"
-#include "root.h"
-#include "rootrisk.h"
+#include "util/fdlimit.h"
+#include "util/notice.h"
+#include "store/root.h"
+#include "store/rootrisk.h"
 
 int
 tmq_root_path(const char *opt, char **path, struct tmq_error *e)

@@ -2,7 +2,7 @@
 #ifndef TMQ_ROOT_H
 #define TMQ_ROOT_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* The root: opt (-d/--root) if set, else $TMQ_ROOT, else
  * ${XDG_DATA_HOME:-$HOME/.local/share}/tmq.  Returns a malloc'd path. */

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "rootrisk.h"
+#include "util/escape.h"
+#include "store/rootrisk.h"
 
 static int
 in_group(gid_t g)

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "regfile.h"
-#include "smallfile.h"
+#include "store/regfile.h"
+#include "store/smallfile.h"
 
 int
 tmq_small_read(int dirfd, const char *name, const char *shown, char *buf,

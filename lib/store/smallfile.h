@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* Read dirfd/name whole into buf (at most max bytes; buf has max + 1, and
  * what is read is NUL-terminated): 1 read, with *n its length; 0 when

@@ -13,18 +13,18 @@
 
 #include <json-c/json.h>
 
-#include "dirlist.h"
-#include "escape.h"
-#include "jsontext.h"
-#include "keys.h"
-#include "modes.h"
-#include "grow.h"
-#include "names.h"
-#include "partfile.h"
-#include "partindex.h"
-#include "timestamp.h"
-#include "regfile.h"
-#include "topic.h"
+#include "store/dirlist.h"
+#include "util/escape.h"
+#include "codec/jsontext.h"
+#include "codec/keys.h"
+#include "store/modes.h"
+#include "util/grow.h"
+#include "codec/names.h"
+#include "store/partfile.h"
+#include "store/partindex.h"
+#include "codec/timestamp.h"
+#include "store/regfile.h"
+#include "store/topic.h"
 
 #define TWC_MAX (1 << 20)
 

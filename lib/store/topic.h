@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 struct tmq_pidx_said;
 

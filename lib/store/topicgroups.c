@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
-#include "topic.h"
-#include "topicgroups.h"
+#include "codec/names.h"
+#include "store/topic.h"
+#include "store/topicgroups.h"
 
 int
 tmq_topic_groups(int rootfd, const char *topic, char ***names, size_t *n,

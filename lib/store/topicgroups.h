@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The names (without --group--) of the groups whose definition records
  * topic, sorted.  Groups the TwainMQ library made record no topic and are not

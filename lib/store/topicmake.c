@@ -38,18 +38,18 @@
 
 #include <json-c/json.h>
 
-#include "dotdir.h"
-#include "escape.h"
-#include "filelock.h"
-#include "keys.h"
-#include "modes.h"
-#include "names.h"
-#include "partfile.h"
-#include "regfile.h"
-#include "replace.h"
-#include "timestamp.h"
-#include "topic.h"
-#include "topicown.h"
+#include "store/dotdir.h"
+#include "util/escape.h"
+#include "store/filelock.h"
+#include "codec/keys.h"
+#include "store/modes.h"
+#include "codec/names.h"
+#include "store/partfile.h"
+#include "store/regfile.h"
+#include "store/replace.h"
+#include "codec/timestamp.h"
+#include "store/topic.h"
+#include "store/topicown.h"
 
 #define WORK_SUFFIX "+tmq"
 #define WORK_MAX (TMQ_NAME_MAX + 8)

@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dirlist.h"
-#include "dotdir.h"
-#include "escape.h"
-#include "topicown.h"
+#include "store/dirlist.h"
+#include "store/dotdir.h"
+#include "util/escape.h"
+#include "store/topicown.h"
 
 #define DOT TMQ_DOT_DIR
 /* Passes over a directory before giving up on emptying it: a listing

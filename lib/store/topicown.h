@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The foreign entries found: how many, and the first of them, escaped,
  * as "a, b, .tmq/c" (cut short with "..."). */

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "dirlist.h"
-#include "holes.h"
-#include "partindex.h"
-#include "partscan.h"
-#include "topicstat.h"
+#include "store/directread.h"
+#include "store/dirlist.h"
+#include "store/holes.h"
+#include "store/partindex.h"
+#include "store/partscan.h"
+#include "store/topicstat.h"
 
 static int
 stat_file(const struct tmq_topic *t, struct tmq_filestat *fs,

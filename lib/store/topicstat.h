@@ -4,9 +4,9 @@
 
 #include <stdint.h>
 
-#include "holes.h"
-#include "partfile.h"
-#include "topic.h"
+#include "store/holes.h"
+#include "store/partfile.h"
+#include "store/topic.h"
 
 struct tmq_filestat {
 	struct tmq_pfile pf;

@@ -7,8 +7,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "fstype.h"
-#include "watch.h"
+#include "store/fstype.h"
+#include "store/watch.h"
 
 /* A directory's entries and the files in it, or a file itself: its
  * writes (IN_MODIFY), a truncation or a new owner (IN_ATTRIB), and its

@@ -8,7 +8,7 @@
 #ifndef TMQ_WATCH_H
 #define TMQ_WATCH_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* How often a wait that cannot use inotify looks (as followers do). */
 #define TMQ_WATCH_POLL_MS 50

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argsplit.h"
+#include "util/argsplit.h"
 
 static int
 blank(char c)

@@ -5,7 +5,7 @@
 #ifndef TMQ_ARGSPLIT_H
 #define TMQ_ARGSPLIT_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* *argv: a NULL-ended array of *argc (at least 1) words, one malloc'd
  * block (free(*argv)).  An unmatched quote, a trailing backslash or no

@@ -1,6 +1,6 @@
 /* base64.c: base64 encoding into a buffer or onto a stdio stream, and
  * decoding. */
-#include "base64.h"
+#include "util/base64.h"
 
 static const char b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

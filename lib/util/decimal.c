@@ -1,7 +1,7 @@
 /* decimal.c: whole numbers in decimal (see decimal.h). */
 #include <string.h>
 
-#include "decimal.h"
+#include "util/decimal.h"
 
 const char tmq_dec_two[201] =
     "0001020304050607080910111213141516171819"

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
-#include "stop.h"
+#include "util/error.h"
+#include "util/stop.h"
 
 static void
 fill(struct tmq_error *e, int code, int sys, const char *fmt, va_list ap)

@@ -5,7 +5,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "escape.h"
+#include "util/escape.h"
 
 static const char hex[] = "0123456789abcdef";
 

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "error.h"
-#include "fdlimit.h"
+#include "util/error.h"
+#include "util/fdlimit.h"
 
 void
 tmq_fdlimit_raise(void)

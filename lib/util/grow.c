@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "grow.h"
+#include "util/grow.h"
 
 int
 tmq_grow(void *pp, size_t *cap, size_t need, size_t elem)

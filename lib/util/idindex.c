@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "idindex.h"
+#include "util/idindex.h"
 
 static size_t
 home(const struct tmq_idindex *x, uint32_t id)

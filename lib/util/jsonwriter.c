@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "jsonwriter.h"
-#include "utf8.h"
+#include "util/escape.h"
+#include "util/jsonwriter.h"
+#include "util/utf8.h"
 
 void
 tmq_jw_init(struct tmq_jw *w, FILE *f)

@@ -1,7 +1,7 @@
 /* monoclock.c: the monotonic clock (see monoclock.h). */
 #include <time.h>
 
-#include "monoclock.h"
+#include "util/monoclock.h"
 
 double
 tmq_mono(void)

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "notice.h"
+#include "util/notice.h"
 
 static void (*sink)(void *, const char *);
 static void *sink_arg;

@@ -1,7 +1,7 @@
 /* number.c: whole numbers as the command line gives them (see number.h). */
 #include <string.h>
 
-#include "number.h"
+#include "util/number.h"
 
 int
 tmq_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v,

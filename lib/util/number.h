@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* A whole unsigned decimal number within [min, max]: "'S': not a
  * number", "number too large", "out of range (MIN to MAX)" otherwise. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parallel.h"
+#include "util/parallel.h"
 
 void
 tmq_par_init(struct tmq_par *p)

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "monoclock.h"
-#include "progress.h"
+#include "util/monoclock.h"
+#include "util/progress.h"
 
 static int shown;
 static int tty = -1;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split.h"
+#include "util/split.h"
 
 int
 tmq_split(const char *s, int sep, char ***v, unsigned *n,

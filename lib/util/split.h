@@ -2,7 +2,7 @@
 #ifndef TMQ_SPLIT_H
 #define TMQ_SPLIT_H
 
-#include "error.h"
+#include "util/error.h"
 
 /* Split s at each sep into *n words, every one kept: empty ones too
  * ("A,,B" is "A", "", "B"; "" is one empty word), for the caller to judge.

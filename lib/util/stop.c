@@ -1,7 +1,7 @@
 /* stop.c: the stop flag (see stop.h). */
 #include <string.h>
 
-#include "stop.h"
+#include "util/stop.h"
 
 volatile sig_atomic_t tmq_stop;
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unescape.h"
+#include "util/unescape.h"
 
 int
 tmq_unescape_one(const char **p, char *c, struct tmq_error *e)

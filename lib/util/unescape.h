@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* The escape at *p (just after its backslash) into *c, moving *p past it.
  * An unknown escape or a lone backslash at the end fails, naming it. */

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "util/utf8.h"
 
 int
 tmq_utf8_valid(const unsigned char *s, size_t n)

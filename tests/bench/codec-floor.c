@@ -21,9 +21,9 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "base85.h"
-#include "keys.h"
-#include "message.h"
+#include "codec/base85.h"
+#include "codec/keys.h"
+#include "codec/message.h"
 
 static double
 now(void)

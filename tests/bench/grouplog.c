@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "group.h"
-#include "partfile.h"
-#include "partscan.h"
-#include "root.h"
-#include "timestamp.h"
+#include "group/group.h"
+#include "store/partfile.h"
+#include "store/partscan.h"
+#include "store/root.h"
+#include "codec/timestamp.h"
 
 int
 main(int argc, char **argv)

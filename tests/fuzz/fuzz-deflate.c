@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fastdeflate.h"
+#include "codec/fastdeflate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

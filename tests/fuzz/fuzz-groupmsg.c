@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assignment.h"
-#include "groupmsg.h"
+#include "group/assignment.h"
+#include "group/groupmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "groupsnap.h"
+#include "group/groupsnap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsoninput.h"
-#include "jsontext.h"
-#include "timestamp.h"
+#include "flow/jsoninput.h"
+#include "codec/jsontext.h"
+#include "codec/timestamp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "message.h"
+#include "codec/message.h"
 
 static const int widths[] = { 1, 2, 4, 8, -1, -3, -8, -40 };
 

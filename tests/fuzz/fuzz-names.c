@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "partfile.h"
+#include "util/escape.h"
+#include "store/partfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

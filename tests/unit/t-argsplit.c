@@ -2,7 +2,7 @@
  * splits: blanks, quotes, backslashes, and nothing else special. */
 #include <stdlib.h>
 
-#include "argsplit.h"
+#include "util/argsplit.h"
 #include "tap.h"
 
 static char **v;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assignment.h"
+#include "group/assignment.h"
 #include "tap.h"
 
 #define MAXM 4

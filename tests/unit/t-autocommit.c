@@ -2,7 +2,7 @@
  * commits: after every TMQ_AC_MESSAGES messages delivered, and, when
  * there is nothing to read, once TMQ_AC_SECONDS have passed since the
  * last commit; never without --commit. */
-#include "autocommit.h"
+#include "group/autocommit.h"
 #include "tap.h"
 
 int

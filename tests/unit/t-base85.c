@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base85.h"
+#include "codec/base85.h"
 #include "tap.h"
 
 /* Encode, compare with Python's text, decode back. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "batchdecode.h"
-#include "message.h"
+#include "codec/batchdecode.h"
+#include "codec/message.h"
 #include "tap.h"
 
 #define NLINES 300

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "beneath.h"
+#include "store/beneath.h"
 #include "tap.h"
 
 typedef int (*opener)(int, const char *, int, mode_t);

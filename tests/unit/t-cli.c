@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <getopt.h>
 
-#include "cli.h"
-#include "split.h"
+#include "cli/cli.h"
+#include "util/split.h"
 #include "tap.h"
 
 /* What the test tool's options set. */

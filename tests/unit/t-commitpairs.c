@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commitpairs.h"
-#include "root.h"
+#include "group/commitpairs.h"
+#include "store/root.h"
 #include "tap.h"
 
 #define BAIL_OUT(...) do { printf("Bail out! "); printf(__VA_ARGS__); \

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decimal.h"
+#include "util/decimal.h"
 #include "tap.h"
 
 static unsigned long bad;

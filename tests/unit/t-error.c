@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "group.h"
-#include "jsontext.h"
-#include "regfile.h"
-#include "root.h"
-#include "stop.h"
+#include "util/error.h"
+#include "group/group.h"
+#include "codec/jsontext.h"
+#include "store/regfile.h"
+#include "store/root.h"
+#include "util/stop.h"
 #include "tap.h"
-#include "topic.h"
+#include "store/topic.h"
 
 static void
 test_fill(void)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fastdeflate.h"
+#include "codec/fastdeflate.h"
 #include "tap.h"
 
 static struct tmq_fastdeflate z;

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "fstype.h"
+#include "store/fstype.h"
 #include "tap.h"
 
 int

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "groupadmin.h"
-#include "root.h"
+#include "group/groupadmin.h"
+#include "store/root.h"
 #include "tap.h"
 
 #define BAIL_OUT(...) do { printf("Bail out! "); printf(__VA_ARGS__); \

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupmsg.h"
-#include "message.h"
+#include "group/groupmsg.h"
+#include "codec/message.h"
 #include "tap.h"
-#include "topic.h"
+#include "store/topic.h"
 
 /* Bodies of a topic of any size, unless a test says otherwise. */
 static struct tmq_gparser gp;

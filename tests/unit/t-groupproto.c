@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groupmsg.h"
-#include "groupsnap.h"
-#include "groupstate.h"
+#include "group/groupmsg.h"
+#include "group/groupsnap.h"
+#include "group/groupstate.h"
 #include "tap.h"
 
 #define NPARTS 4

@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "group.h"
-#include "groupsnap.h"
-#include "groupsnapfile.h"
-#include "root.h"
+#include "group/group.h"
+#include "group/groupsnap.h"
+#include "group/groupsnapfile.h"
+#include "store/root.h"
 #include "tap.h"
 
 static int rootfd;

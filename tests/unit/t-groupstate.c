@@ -10,14 +10,14 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "appender.h"
-#include "group.h"
-#include "groupsnapfile.h"
-#include "idindex.h"
-#include "message.h"
-#include "root.h"
+#include "store/appender.h"
+#include "group/group.h"
+#include "group/groupsnapfile.h"
+#include "util/idindex.h"
+#include "codec/message.h"
+#include "store/root.h"
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 /* The mean distance of the ids from their home slots. */
 static double

@@ -4,9 +4,9 @@
  * with its message. */
 #include <string.h>
 
-#include "base64.h"
-#include "jsoninput.h"
-#include "jsontext.h"
+#include "util/base64.h"
+#include "flow/jsoninput.h"
+#include "codec/jsontext.h"
 #include "tap.h"
 
 static struct tmq_jsonin jin;

@@ -9,7 +9,7 @@
  * lone surrogate escape too, nothing else beyond RFC 8259, no deeper than
  * tmq has ever taken), the members an envelope's visitor is told of, and
  * strings decoded. */
-#include "jsontext.h"
+#include "codec/jsontext.h"
 #include "tap.h"
 
 static void

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonwriter.h"
+#include "util/jsonwriter.h"
 #include "tap.h"
 
 static char *buf;

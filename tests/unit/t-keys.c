@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base85.h"
-#include "keys.h"
+#include "codec/base85.h"
+#include "codec/keys.h"
 #include "tap.h"
 
 /* Parse s as a key of this width; 0 or -1, with bytes in out. */

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directread.h"
-#include "linereader.h"
-#include "message.h"
+#include "store/directread.h"
+#include "store/linereader.h"
+#include "codec/message.h"
 #include "tap.h"
 
 #define D25 1795564800.0	/* 2026-11-25T00:00:00Z */

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "groupstate.h"
-#include "liveness.h"
+#include "group/groupstate.h"
+#include "group/liveness.h"
 #include "tap.h"
 
 static int

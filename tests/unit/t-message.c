@@ -7,11 +7,11 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "base85.h"
-#include "jsontext.h"
-#include "message.h"
+#include "codec/base85.h"
+#include "codec/jsontext.h"
+#include "codec/message.h"
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 static struct tmq_codec codec;
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "cli/metrics.h"
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 static char *
 label(const char *s)

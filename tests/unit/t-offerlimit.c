@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "group.h"
-#include "groupmsg.h"
-#include "keys.h"
-#include "message.h"
-#include "payload.h"
+#include "group/group.h"
+#include "group/groupmsg.h"
+#include "codec/keys.h"
+#include "codec/message.h"
+#include "codec/payload.h"
 #include "tap.h"
 
 static struct tmq_codec codec;

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "base85.h"
-#include "partidx.h"
+#include "codec/base85.h"
+#include "codec/partidx.h"
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 static uint64_t rnd_state = 88172645463325252ull;
 

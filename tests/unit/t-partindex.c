@@ -20,14 +20,14 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "base85.h"
-#include "linereader.h"
-#include "message.h"
-#include "notice.h"
-#include "partindex.h"
-#include "partscan.h"
+#include "codec/base85.h"
+#include "store/linereader.h"
+#include "codec/message.h"
+#include "util/notice.h"
+#include "store/partindex.h"
+#include "store/partscan.h"
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 #define T0 1795564800.0		/* 2026-11-25T00:00:00Z */
 #define NLINES 20000

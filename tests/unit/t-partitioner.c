@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keys.h"
-#include "partitioner.h"
+#include "codec/keys.h"
+#include "codec/partitioner.h"
 #include "tap.h"
 
 /* The partition of a key given as text; -1 when it does not parse. */

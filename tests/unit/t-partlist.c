@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partlist.h"
+#include "flow/partlist.h"
 #include "tap.h"
 
 /* The list s parses to want ("0,1,3"). */

@@ -2,7 +2,7 @@
  * a root: when a member polls its group before a read, what an idle turn
  * leads to for a plain reader, a follower and a member, how long it
  * sleeps, and what a failure of the group's log means. */
-#include "readturn.h"
+#include "group/readturn.h"
 #include "tap.h"
 
 /* An idle turn's state, from a word of letters: g grouped, n new share,

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dotdir.h"
-#include "replace.h"
+#include "store/dotdir.h"
+#include "store/replace.h"
 #include "tap.h"
 
 static int dfd;

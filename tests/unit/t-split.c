@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split.h"
+#include "util/split.h"
 #include "tap.h"
 
 /* s splits into the words of want, joined by '|'. */

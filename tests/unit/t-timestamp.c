@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "timestamp.h"
+#include "codec/timestamp.h"
 
 /* A row of vectors/timestamps.tsv: the library writes the time text reads
  * as, rounded to microseconds, as enc; held is that rounded time as Python

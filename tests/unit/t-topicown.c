@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "topicown.h"
+#include "store/topicown.h"
 
 /* name, and whether the library takes it for a partition file: for each,
  * PurePath(name).stem.split("-")[0] == str(int(...)) under Python 3.11. */

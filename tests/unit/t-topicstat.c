@@ -1,7 +1,7 @@
 /* t-topicstat.c: lib/store/topicstat: the sums tmq-topic list and info
  * print, the messages still on disk and the bytes of every partition. */
 #include "tap.h"
-#include "topicstat.h"
+#include "store/topicstat.h"
 
 int
 main(void)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "workset.h"
+#include "group/workset.h"
 
 static struct tmq_witem items[16];
 
