@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/directread.h"
@@ -259,6 +260,48 @@ tmq_dr_tail(int fd, int how, off_t *size, int *last)
 	}
 }
 
+/* NUL bytes that are no hole's, read from a network or FUSE filesystem:
+ * perhaps not data but what its client had not got yet.  CephFS through
+ * ceph-fuse was seen to return zeros for bytes that the file's size
+ * covered, SEEK_HOLE called data and a later read of the same bytes held
+ * as lines (tmq(7), Shared file systems).  No honest line holds a NUL, so
+ * such bytes are taken as not yet arrived, as a line without its newline
+ * is: read again after 1, 2, 4 ... ms, up to NUL_TRIES times (about a
+ * second all told), the client's cache of them dropped first.  What still
+ * holds a NUL then is the file's (damage, which the reader reports as on
+ * a local disk).  There a NUL is the file's at once: a local disk's page
+ * cache does not hold what its file does not.  got bytes read from pos
+ * are in dst; returns the bytes to take from there, the descriptor's
+ * offset after them. */
+#define NUL_TRIES 10
+
+static ssize_t
+nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos)
+{
+	struct timespec ts;
+	ssize_t r;
+	int i;
+
+	for (i = 0; i < NUL_TRIES && !tmq_stop; i++) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = (1L << i) * 1000000L;
+		nanosleep(&ts, NULL);
+		if (!(how & TMQ_DR_DIRECT))
+			(void)posix_fadvise(fd, pos, (off_t)got,
+			    POSIX_FADV_DONTNEED);
+		if ((r = tmq_dr_pread(fd, how, dst, (size_t)got, pos)) < 0)
+			return -1;
+		if (r == 0)
+			continue;	/* (dst as it was) */
+		got = r;
+		if (memchr(dst, '\0', (size_t)got) == NULL)
+			break;
+	}
+	if (lseek(fd, pos + got, SEEK_SET) < 0)
+		return -1;
+	return got;
+}
+
 /* Reading past holes (holes.h).  Honest data holds no NUL byte, so a read
  * of it costs nothing more: only a read that brought NUL bytes asks the
  * filesystem (SEEK_HOLE) whether they were a hole's.  From the first hole
@@ -299,6 +342,8 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 		pos -= got;
 		h = tmq_hole_first(fd, pos, (size_t)got);
 		if (h == pos + got) {
+			if (tmq_fs_is_remote(fd))
+				return nul_reread(fd, how, dst, got, pos);
 			if (lseek(fd, h, SEEK_SET) < 0)
 				return -1;
 			return got;	/* NUL bytes written as data */

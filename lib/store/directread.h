@@ -63,7 +63,10 @@ int tmq_dr_line_start(int fd, int how, off_t size, off_t *start);
  * error.  *sparse is the descriptor's own: zero it when the file is
  * opened.  Until a hole is met, a read costs one lseek more only when
  * what it read holds a NUL byte (honest data never does); once one was
- * (*sparse set), each read stops where the data does. */
+ * (*sparse set), each read stops where the data does.  NUL bytes that are
+ * no hole's, on a network or FUSE filesystem, are read again a few times
+ * (about a second at most) before they count as data: its client may
+ * return zeros for bytes it has not got yet (CephFS). */
 ssize_t tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
     struct tmq_holes *hole);
 

@@ -23,7 +23,13 @@ tmq_fs_is_remote(int fd)
 
 	if (fstatfs(fd, &sf) < 0)
 		return 1;
-	switch ((unsigned long)sf.f_type) {
+	return tmq_fs_magic_is_remote((unsigned long)sf.f_type);
+}
+
+int
+tmq_fs_magic_is_remote(unsigned long f_type)
+{
+	switch (f_type) {
 	case NFS_MAGIC: case SMB_MAGIC: case CIFS_MAGIC: case SMB2_MAGIC:
 	case FUSE_MAGIC: case CEPH_MAGIC: case AFS_MAGIC: case CODA_MAGIC:
 	case NCP_MAGIC: case V9FS_MAGIC:

@@ -7,6 +7,12 @@
  * other machines' writers and inotify does not see their writes.  When
  * fstatfs fails the answer is yes: the careful way. */
 int tmq_fs_is_remote(int fd);
+/* The same answer for a filesystem's magic number (statfs's f_type): the
+ * one list.  Every FUSE filesystem has FUSE's number, whatever its
+ * subtype: GlusterFS (fuse.glusterfs) and CephFS through ceph-fuse
+ * (fuse.ceph-fuse) both; the kernel's CephFS client has its own (ceph,
+ * CEPH_SUPER_MAGIC 0x00c36400). */
+int tmq_fs_magic_is_remote(unsigned long f_type);
 /* Is errno err, met on fd, a sign that a network filesystem's server is
  * away (ENOTCONN, ESTALE, EBADFD, EIO, a connection's errors) rather
  * than a fault of the file?  Only where fd is on a network or FUSE

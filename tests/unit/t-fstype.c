@@ -43,6 +43,21 @@ main(void)
 	ok(tmq_fs_is_remote(-1), "fstatfs failing: taken as remote");
 	ok(tmq_fs_outage(-1, ENOTCONN), "and ENOTCONN there is an outage");
 	ok(!tmq_fs_outage(-1, ENOENT), "but ENOENT is not");
+	/* The filesystems by their magic numbers (statfs f_type): FUSE's
+	 * covers GlusterFS's fuse.glusterfs and Ceph's fuse.ceph-fuse; the
+	 * kernel's CephFS client has its own. */
+	ok(tmq_fs_magic_is_remote(0x65735546), "FUSE (fuse.glusterfs, "
+	    "fuse.ceph-fuse) is remote");
+	ok(tmq_fs_magic_is_remote(0x00c36400), "the kernel's ceph is remote");
+	ok(tmq_fs_magic_is_remote(0x6969), "NFS is remote");
+	ok(tmq_fs_magic_is_remote(0xfe534d42), "SMB2 is remote");
+	ok(tmq_fs_magic_is_remote(0x01021997), "9p is remote");
+	ok(!tmq_fs_magic_is_remote(0xef53), "ext4 is local");
+	ok(!tmq_fs_magic_is_remote(0x58465342), "XFS is local");
+	ok(!tmq_fs_magic_is_remote(0x9123683e), "btrfs is local");
+	ok(!tmq_fs_magic_is_remote(0x01021994), "tmpfs is local");
+	ok(!tmq_fs_magic_is_remote(0x794c7630), "overlayfs is local");
+	ok(!tmq_fs_magic_is_remote(0x00c36401), "a number next to ceph's is not");
 	/* The retries: 100 ms first, doubling, never past 5 s. */
 	is_int(tmq_outage_backoff(0), 100, "the first wait");
 	is_int(tmq_outage_backoff(100), 200, "then twice as long");
