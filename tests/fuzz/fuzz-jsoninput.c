@@ -24,7 +24,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int ready;
 	static char *types[] = { "Order", NULL, "Refund" };
 	static const int widths[] = { 1, 8, -4 };
-	struct tmq_topic t = { "t", -1, 1, 4, types, 3, NULL };
+	struct tmq_topic t = { .name = "t", .dirfd = -1, .key_width = 1,
+	    .partitions = 4, .types = types, .ntypes = 3 };
 	struct tmq_jsonmsg m, m2;
 	struct tmq_error e;
 	char buf[40], *spaced;

@@ -110,8 +110,10 @@ int
 main(void)
 {
 	char *types[] = { "Order", NULL, "Refund" };
-	struct tmq_topic u64 = { "u", -1, 8, 4, types, 3, NULL };
-	struct tmq_topic c4 = { "c", -1, -4, 1, NULL, 0, NULL };
+	struct tmq_topic u64 = { .name = "u", .dirfd = -1, .key_width = 8,
+	    .partitions = 4, .types = types, .ntypes = 3 };
+	struct tmq_topic c4 = { .name = "c", .dirfd = -1, .key_width = -4,
+	    .partitions = 1 };
 	struct tmq_error e = { 0 };
 	const char *typed = "{ \"a\" : [1, 2.50] }";
 

@@ -629,17 +629,20 @@ main(void)
 		struct tmq_pscan s2;
 
 		rewrite_index(good, n);
-		fchmodat(dirfd_, IDX0, 0664, 0);
+		if (fchmodat(dirfd_, IDX0, 0664, 0) < 0)
+			perror("chmod"), exit(99);
 		ok(ss != NULL && count_said(&s2, ss) == 0 && nsaid == 1,
 		    "  a count with a set of what was said says it (%d)",
 		    nsaid);
 		rewrite_index(good, n);
-		fchmodat(dirfd_, IDX0, 0664, 0);
+		if (fchmodat(dirfd_, IDX0, 0664, 0) < 0)
+			perror("chmod"), exit(99);
 		ok(count_said(&s2, ss) == 0 && nsaid == 1 &&
 		    s2.lines == nlines + 1, "  a second with the same set: "
 		    "refused for the same reason, not said again");
 		rewrite_index(good, n);
-		fchmodat(dirfd_, IDX0, 0664, 0);
+		if (fchmodat(dirfd_, IDX0, 0664, 0) < 0)
+			perror("chmod"), exit(99);
 		ok(count(&s2) == 0 && nsaid == 2, "  one without it says it "
 		    "again");
 		nsaid = 0;
