@@ -42,7 +42,8 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	/* The markers count: the reader bounds what the line inflates to. */
 	if (p->len + (p->type == TMQ_TEXT ? 0 : p->type == TMQ_BYTES ? 1 : 3) >
 	    TMQ_PAYLOAD_MAX)
-		return outcap == TMQ_LINE_MAX ? tmq_fail(e, "%s", TMQ_TOO_LARGE) :
+		return outcap == TMQ_LINE_MAX ?
+		    tmq_fail_code(e, TMQ_ERR_TOOLARGE, "%s", TMQ_TOO_LARGE) :
 		    tmq_fail(e, "payload is %zu bytes, over the %u-byte limit",
 		    p->len, TMQ_PAYLOAD_MAX);
 	raw = p->len + 3;
@@ -60,7 +61,8 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 		return tmq_fail(e, "cannot compress the payload");
 	need = kch + TMQ_TS_CHARS + tmq_b85_enclen(z) + 1;
 	if (need > outcap)
-		return outcap == TMQ_LINE_MAX ? tmq_fail(e, "%s", TMQ_TOO_LARGE) :
+		return outcap == TMQ_LINE_MAX ?
+		    tmq_fail_code(e, TMQ_ERR_TOOLARGE, "%s", TMQ_TOO_LARGE) :
 		    tmq_fail(e, "line would be %zu bytes, over the %zu-byte "
 		    "limit", need, outcap);
 	tmq_b85_encode(key, tmq_key_bytes(key_width), out);

@@ -180,7 +180,6 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 {
 	const struct tmq_topic *t = h->p->topic;
 	size_t n = pl->len;
-	long len;
 
 	if (pl->type == TMQ_TEXT && !utf8 && !tmq_utf8_valid(pl->data, n))
 		return tmq_fail(e, "text is not valid UTF-8 (use -b for bytes)");
@@ -210,17 +209,11 @@ encode_payload(struct tmq_phalf *h, struct tmq_prec *r,
 		    "are made by tmq-put, not given)", TMQ_BLOB_TYPE);
 	if (t->max_message > 0 && pl->len > TMQ_BLOB_DIRECT)
 		return encode_blob(h, r, key, pl, ts, tname, e);
-	if (tmq_grow(&h->out, &h->outcap, h->outlen + TMQ_LINE_MAX, 1) < 0)
-		return tmq_fail(e, "out of memory");
-	len = tmq_line_encode(&h->codec, t->key_width, key,
-	    ts < 0 ? tmq_now() : ts, pl, h->out + h->outlen, TMQ_LINE_MAX, e);
-	if (len < 0 && t->max_message > 0 && strcmp(e->msg, TMQ_TOO_LARGE) == 0)
-		return encode_blob(h, r, key, pl, ts, tname, e);
-	if (len < 0)
+	if (encode_line(h, r, key, pl, ts, e) < 0) {
+		if (t->max_message > 0 && e->code == TMQ_ERR_TOOLARGE)
+			return encode_blob(h, r, key, pl, ts, tname, e);
 		return -1;
-	r->line_at = h->outlen;
-	r->line_len = (size_t)len;
-	h->outlen += (size_t)len;
+	}
 	return 0;
 }
 

@@ -89,6 +89,7 @@ static const char *const texts[TMQ_ERR_NCODES] = {
 	[TMQ_ERR_FILEKIND] = "not a file of the kind expected",
 	[TMQ_ERR_NOTJSON] = "not a JSON object",
 	[TMQ_ERR_STOPPED] = "told to stop",
+	[TMQ_ERR_TOOLARGE] = "too large for a message",
 };
 
 const char *

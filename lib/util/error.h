@@ -32,6 +32,9 @@ enum tmq_errcode {
 				 * stop (SIGINT, SIGTERM: tmq_stop), a
 				 * system call it interrupted (EINTR) too:
 				 * a stop, not a failure */
+	TMQ_ERR_TOOLARGE,	/* a payload too long for a message's line
+				 * (TMQ_TOO_LARGE says so): one a topic with
+				 * --max-message keeps in a blob */
 	TMQ_ERR_NCODES
 };
 
