@@ -777,6 +777,47 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	return 0;
 }
 
+/* Note in w's watch the file of every member claimed in s->members from
+ * *from on (not self's), so that a file put in place of one later is
+ * seen for another's (watch_says_stale), however soon after the member
+ * dies it comes: a watch that first looked at a holder's file only at its
+ * first probe could be shown the swapped file first, and vouch for it.
+ * .tmq is listed once a call, and only the files there are opened, so a
+ * log of forged JOINED lines costs the files there, not the ids.  A member
+ * whose file is not there yet (or who claims an id seen before its
+ * JOINED, past *from) is noted at its first probe instead. */
+void
+tmq_live_note(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t self, unsigned *from)
+{
+	uint64_t *tags = NULL;
+	size_t ntags = 0;
+	unsigned i;
+	int dfd;
+
+	if (*from > s->nmembers)
+		*from = 0;	/* a state read afresh: those noted are skipped */
+	if (w->watch == NULL || *from == s->nmembers)
+		return;
+	if ((dfd = tmq_dot_open(w->logdirfd, 0)) < 0) {
+		*from = s->nmembers;	/* said, if need be, at the probes */
+		return;
+	}
+	if (listed_tags(dfd, &tags, &ntags) < 0)
+		ntags = 0;	/* noted at their probes, as those not there */
+	for (i = *from; i < s->nmembers && ntags > 0; i++) {
+		const struct tmq_gmember *m = &s->members[i];
+
+		if (m->claimed && !m->left && m->id != self &&
+		    tmq_idx_find(&w->watch->ix, m->id) < 0 &&
+		    bsearch(&m->tag, tags, ntags, sizeof *tags, cmp_u64) != NULL)
+			(void)probe_in(dfd, m->tag, w, m->id);
+	}
+	*from = s->nmembers;
+	free(tags);
+	close(dfd);
+}
+
 int
 tmq_live_may_end(const struct tmq_live_where *w, const struct tmq_gstate *s,
     int has_self, uint32_t self, double now, double end)

@@ -138,6 +138,11 @@ unsigned tmq_live_waiting(const struct tmq_live_where *w,
 int tmq_live_silence(const struct tmq_live_where *w,
     const struct tmq_gstate *s, uint32_t id, double now, double *silent,
     double *timeout);
+/* For a member (self) watching the others: note the file of every
+ * member claimed in s->members from *from on, and move *from past them
+ * (liveness.c says why). */
+void tmq_live_note(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t self, unsigned *from);
 /* Whether the rebalance under way may end now: every live member has
  * offered, and so has every member that may be alive, or the window is
  * over for those (now past end: tmq_group_rebal_end, not what its line

@@ -195,8 +195,14 @@ react(struct tmq_member *mb, const struct tmq_gmsg *m, struct tmq_error *e)
 static int
 answer(struct tmq_member *mb, struct tmq_error *e)
 {
+	struct tmq_live_where w;
+
 	if (!mb->has_id)
 		return 0;
+	/* The files of the members new to us, before any offer of ours
+	 * can end a rebalance that gives them partitions. */
+	tmq_group_where(&mb->g, &w);
+	tmq_live_note(&w, &mb->g.state, mb->id, &mb->noted);
 	if (mb->to_answer != 0) {
 		uint64_t r = mb->to_answer;
 

@@ -29,6 +29,8 @@ struct tmq_member {
 	double session;
 	double last_beat;		/* monotonic time of our last beat */
 	struct tmq_live_watch watch;	/* the others' beats */
+	unsigned noted;			/* members whose files the watch
+					 * has noted (tmq_live_note) */
 	uint64_t to_answer;		/* BEGINREBAL read, not answered, + 1 */
 	int need_rebal;			/* lost our share: start one */
 	int lost;			/* on_assign: partitions lost, not
