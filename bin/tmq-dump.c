@@ -10,6 +10,7 @@
 
 #include "store/blob.h"
 #include "cli/cli.h"
+#include "store/dotdir.h"
 #include "util/escape.h"
 #include "store/linereader.h"
 #include "codec/message.h"
@@ -131,8 +132,8 @@ check_end(struct dump *d, const struct tmq_topic *t, struct tmq_pidx_check *c)
 	d->wrong++;
 	fflush(stdout);
 	tmq_progress_done();
-	fprintf(stderr, "%s: %s/.tmq/%s: wrong index: %s (%s)\n", cmd.name,
-	    t->name, name, c->wrong, wrong == 1 ? "made again" :
+	fprintf(stderr, "%s: %s/" TMQ_DOT_DIR "/%s: wrong index: %s (%s)\n",
+	    cmd.name, t->name, name, c->wrong, wrong == 1 ? "made again" :
 	    "left as it is: .tmq cannot be written");
 	return 1;
 }

@@ -223,7 +223,7 @@ hold_lock(struct tmq_follow *f, const struct tmq_topic *t,
 	char shown[sizeof f->shown + 8], holder[320];
 	int rc;
 
-	snprintf(shown, sizeof shown, "%s.lock", f->shown);
+	snprintf(shown, sizeof shown, "%s" TMQ_DOT_LOCK, f->shown);
 	rc = tmq_pidlock_take(f->statedir, f->lockname, shown, &f->lockfd,
 	    holder, sizeof holder, e);
 	if (rc <= 0)
@@ -384,9 +384,9 @@ tmq_follow_open(struct tmq_follow *f, const struct tmq_topic *t,
 	}
 	snprintf(f->abspath, n, "%s%s%s", real, strcmp(real, "/") ? "/" : "",
 	    f->base);
-	snprintf(f->statename, sizeof f->statename, "follow.%016" PRIx64,
+	snprintf(f->statename, sizeof f->statename, TMQ_DOT_FOLLOW "%016" PRIx64,
 	    (uint64_t)XXH3_64bits(f->abspath, strlen(f->abspath)));
-	snprintf(f->lockname, sizeof f->lockname, "%s.lock", f->statename);
+	snprintf(f->lockname, sizeof f->lockname, "%s" TMQ_DOT_LOCK, f->statename);
 	snprintf(f->shown, sizeof f->shown, "%s/%s/%s", t->name, STATE_DIR,
 	    f->statename);
 	f->statedir = tmq_dot_open(t->dirfd, 1);

@@ -334,9 +334,9 @@ tmq_gc_fixed(struct tmq_gconsumer *gc, struct tmq_consumer *c, int rootfd,
 		return tmq_fail_prefix(e, "group %s", group);
 	}
 	/* Never a FIFO or a link planted there (regfile.h). */
-	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/lock",
+	snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/" TMQ_DOT_GLOCK,
 	    gc->g.log.name);
-	fd = tmq_open_regular_as(dfd, "lock", shown, O_RDWR | O_CREAT, 0666,
+	fd = tmq_open_regular_as(dfd, TMQ_DOT_GLOCK, shown, O_RDWR | O_CREAT, 0666,
 	    e);
 	if (fd >= 0)
 		tmq_mode_follow(dfd, fd);

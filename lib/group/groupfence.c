@@ -15,7 +15,6 @@
 #include "codec/names.h"
 #include "store/regfile.h"
 
-#define FENCE_NAME "fence"
 
 void
 tmq_gfence_init(struct tmq_gfence *f)
@@ -50,9 +49,9 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 		if ((dfd = tmq_dot_open(g->log.dirfd, 1)) < 0)
 			return no_lock(f);
 		/* Never a FIFO or a link planted there (regfile.h). */
-		snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/" FENCE_NAME,
+		snprintf(shown, sizeof shown, "%s/" TMQ_DOT_DIR "/" TMQ_DOT_FENCE,
 		    g->log.name);
-		f->lockfd = tmq_open_regular_as(dfd, FENCE_NAME, shown,
+		f->lockfd = tmq_open_regular_as(dfd, TMQ_DOT_FENCE, shown,
 		    O_RDWR | O_CREAT, 0666, &why);
 		if (f->lockfd >= 0)
 			tmq_mode_follow(dfd, f->lockfd);
@@ -71,7 +70,7 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 				char msg[TMQ_NAME_MAX * 2 + 160];
 
 				snprintf(msg, sizeof msg, "group %s: %s/"
-				    TMQ_DOT_DIR "/" FENCE_NAME " held for over "
+				    TMQ_DOT_DIR "/" TMQ_DOT_FENCE " held for over "
 				    "%d ms (a member stopped as it committed?): "
 				    "going on without it", g->name, g->log.name,
 				    TMQ_GFENCE_WAIT_MS);
@@ -83,12 +82,12 @@ tmq_gfence_lock(struct tmq_gfence *f, struct tmq_group *g,
 		if (errno == EINTR)
 			return tmq_fail(e, "group %s: nothing written: told to "
 			    "stop while another member held %s/" TMQ_DOT_DIR
-			    "/" FENCE_NAME, g->name, g->log.name);
+			    "/" TMQ_DOT_FENCE, g->name, g->log.name);
 		if (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP ||
 		    errno == ENOSYS)
 			return no_lock(f);
 		return tmq_fail_errno(e, "group %s: cannot lock %s/"
-		    TMQ_DOT_DIR "/" FENCE_NAME, g->name, g->log.name);
+		    TMQ_DOT_DIR "/" TMQ_DOT_FENCE, g->name, g->log.name);
 	}
 	f->locked = 1;
 	f->waited_out = 0;

@@ -36,7 +36,7 @@
 void
 tmq_gsnap_name(char *out, size_t n)
 {
-	snprintf(out, n, "snapshot.%lu", (unsigned long)geteuid());
+	snprintf(out, n, TMQ_DOT_SNAP ".%lu", (unsigned long)geteuid());
 }
 
 void
@@ -332,7 +332,7 @@ tmq_gsnap_save(int logdirfd, struct tmq_linereader *lr,
 	/* What writers killed before their rename left behind (and those
 	 * of the one snapshot of the group's that older tmq kept). */
 	tmq_tmp_sweep(dfd, name);
-	tmq_tmp_sweep(dfd, "snapshot");
+	tmq_tmp_sweep(dfd, TMQ_DOT_SNAP);
 out:
 	if (fd >= 0 && fd != lr->fd)
 		close(fd);

@@ -18,7 +18,7 @@
 #include "store/topic.h"
 
 #define DIR_NAME TMQ_DOT_DIR
-#define FILE_NAME "topic"
+#define FILE_NAME TMQ_DOT_GTOPIC
 
 int
 tmq_group_topic_recall(int rootfd, int logdirfd, char *buf,

@@ -53,11 +53,13 @@
 
 /* A lock file's mode: only its owner may write it (see above). */
 #define LIVE_MODE 0644
+/* The length of a lock file's name before its tag. */
+#define LIVE_LEN (sizeof TMQ_DOT_LIVE - 1)
 
 static void
 live_name(uint64_t tag, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "live.%016llx", (unsigned long long)tag);
+	snprintf(buf, sz, TMQ_DOT_LIVE "%016llx", (unsigned long long)tag);
 }
 
 static void
@@ -339,7 +341,7 @@ probe_in(int dfd, uint64_t tag, const struct tmq_live_where *w, uint32_t id)
 	int fd;
 
 	live_name(tag, name, sizeof name);
-	snprintf(shown, sizeof shown, ".tmq/%s", name);
+	snprintf(shown, sizeof shown, TMQ_DOT_DIR "/%s", name);
 	fd = tmq_open_regular_as(dfd, name, shown, O_RDONLY, 0, &e);
 	if (fd < 0) {
 		if (e.code == TMQ_ERR_FILEKIND && w != NULL && first_time(tag))
@@ -477,11 +479,11 @@ tmq_live_dead(int logdirfd, uint64_t **tags, size_t *n)
 			tmq_tmp_drop_stale(dirfd(dir), d->d_name);
 			continue;
 		}
-		if (strncmp(d->d_name, "live.", 5) != 0)
+		if (strncmp(d->d_name, TMQ_DOT_LIVE, LIVE_LEN) != 0)
 			continue;
 		errno = 0;
-		tag = strtoull(d->d_name + 5, &end, 16);
-		if (errno != 0 || *end != '\0' || end == d->d_name + 5 ||
+		tag = strtoull(d->d_name + LIVE_LEN, &end, 16);
+		if (errno != 0 || *end != '\0' || end == d->d_name + LIVE_LEN ||
 		    probe_in(dirfd(dir), (uint64_t)tag, NULL, 0) !=
 		    TMQ_LIVE_DEAD)
 			continue;
@@ -635,11 +637,11 @@ listed_tags(int dfd, uint64_t **tags, size_t *n)
 			goto fail;
 		if (got == 0)
 			break;
-		if (strncmp(d->d_name, "live.", 5) != 0 ||
-		    strlen(d->d_name) != 5 + 16 ||
-		    strspn(d->d_name + 5, "0123456789abcdef") != 16)
+		if (strncmp(d->d_name, TMQ_DOT_LIVE, LIVE_LEN) != 0 ||
+		    strlen(d->d_name) != LIVE_LEN + 16 ||
+		    strspn(d->d_name + LIVE_LEN, "0123456789abcdef") != 16)
 			continue;
-		tag = strtoull(d->d_name + 5, &end, 16);
+		tag = strtoull(d->d_name + LIVE_LEN, &end, 16);
 		if (*end != '\0')
 			continue;
 		if (tmq_grow(tags, &cap, *n + 1, sizeof **tags) < 0)

@@ -19,7 +19,6 @@
 #include "store/replace.h"
 #include "util/utf8.h"
 
-#define BLOB_PREFIX "blob-"
 
 void
 tmq_blob_hash(const void *data, size_t n, char hex[TMQ_BLOB_HASH_HEX + 1])
@@ -45,7 +44,7 @@ kind_name(enum tmq_ptype k)
 size_t
 tmq_blob_ref_json(const struct tmq_blobref *r, char *out)
 {
-	int n = snprintf(out, TMQ_BLOB_REF_MAX, "{\"file\":\"%s/" BLOB_PREFIX
+	int n = snprintf(out, TMQ_BLOB_REF_MAX, "{\"file\":\"%s/" TMQ_DOT_BLOB
 	    "%s\",\"size\":%zu,\"xxh3_128\":\"%s\",\"kind\":\"%s\"",
 	    TMQ_DOT_DIR, r->hash, r->size, r->hash, kind_name(r->kind));
 
@@ -120,7 +119,7 @@ tmq_blob_ref_parse(const unsigned char *json, size_t n,
 	memcpy(r->hash, s, TMQ_BLOB_HASH_HEX + 1);
 	/* The file is named by the hash, and by nothing else: not a path
 	 * of the reference's choosing. */
-	snprintf(want, sizeof want, "%s/" BLOB_PREFIX "%s", TMQ_DOT_DIR,
+	snprintf(want, sizeof want, "%s/" TMQ_DOT_BLOB "%s", TMQ_DOT_DIR,
 	    r->hash);
 	s = get_str(root, "file");
 	if (s == NULL || strcmp(s, want) != 0) {
@@ -176,7 +175,7 @@ tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
 	char name[64], shown[TMQ_NAME_MAX + 80];
 	int dfd, rc;
 
-	snprintf(name, sizeof name, BLOB_PREFIX "%s", r->hash);
+	snprintf(name, sizeof name, TMQ_DOT_BLOB "%s", r->hash);
 	snprintf(shown, sizeof shown, "%s/%s/%s", t->name, TMQ_DOT_DIR, name);
 	dfd = tmq_dot_open(t->dirfd, 1);
 	if (dfd < 0) {
@@ -212,7 +211,7 @@ read_blob(const struct tmq_topic *t, const struct tmq_blobref *r,
 	size_t got = 0;
 	int dfd, fd;
 
-	snprintf(name, sizeof name, BLOB_PREFIX "%s", r->hash);
+	snprintf(name, sizeof name, TMQ_DOT_BLOB "%s", r->hash);
 	snprintf(shown, sizeof shown, "%s/%s", TMQ_DOT_DIR, name);
 	dfd = tmq_dot_open(t->dirfd, 0);
 	if (dfd < 0)
@@ -287,14 +286,14 @@ tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
 		return -1;
 	tmq_blob_hash(*buf, r.size, hash);
 	if (strcmp(hash, r.hash) != 0)
-		return tmq_fail(e, "%s/" BLOB_PREFIX "%s: its contents do not "
+		return tmq_fail(e, "%s/" TMQ_DOT_BLOB "%s: its contents do not "
 		    "have its hash (damaged or replaced)", TMQ_DOT_DIR, r.hash);
 	if (r.kind == TMQ_TEXT && !tmq_utf8_valid(*buf, r.size))
-		return tmq_fail(e, "%s/" BLOB_PREFIX "%s: text that is not "
+		return tmq_fail(e, "%s/" TMQ_DOT_BLOB "%s: text that is not "
 		    "valid UTF-8", TMQ_DOT_DIR, r.hash);
 	if (r.kind == TMQ_TYPED && tmq_json_check(*buf, r.size,
 	    TMQ_JSON_LIBRARY, TMQ_JSON_PAYLOAD_DEPTH, NULL, e) < 0)
-		return tmq_fail_prefix(e, "%s/" BLOB_PREFIX "%s", TMQ_DOT_DIR,
+		return tmq_fail_prefix(e, "%s/" TMQ_DOT_BLOB "%s", TMQ_DOT_DIR,
 		    r.hash);
 	p->type = r.kind;
 	p->type_index = ti < 0 ? 0 : (unsigned)ti;

@@ -156,7 +156,7 @@ tmq_pidx_name(const char *pfname, char *out, size_t n)
 	 * own (partindex.h, "Never trusted blindly"). */
 	if (len > 4 && strcmp(pfname + len - 4, ".tmf") == 0)
 		len -= 4;
-	snprintf(out, n, "%.*s.%lu.idx", (int)len, pfname,
+	snprintf(out, n, "%.*s.%lu" TMQ_DOT_IDX, (int)len, pfname,
 	    (unsigned long)geteuid());
 }
 
@@ -985,9 +985,9 @@ tmq_pidx_sweep(int dirfd)
 		n = strlen(s);
 		if (n < 5 || n >= sizeof pf || s[0] < '0' || s[0] > '9')
 			continue;
-		if (tmp && strstr(s, ".idx.") != NULL)
-			n = (size_t)(strstr(s, ".idx.") - s) + 4;
-		if (strncmp(s + n - 4, ".idx", 4) != 0)
+		if (tmp && strstr(s, TMQ_DOT_IDX ".") != NULL)
+			n = (size_t)(strstr(s, TMQ_DOT_IDX ".") - s) + 4;
+		if (strncmp(s + n - 4, TMQ_DOT_IDX, 4) != 0)
 			continue;
 		for (u = n - 4; u > 0 && s[u - 1] >= '0' && s[u - 1] <= '9'; u--)
 			;

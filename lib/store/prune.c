@@ -43,8 +43,8 @@
 #include "store/regfile.h"
 #include "store/replace.h"
 
-#define TMP_NAME "archive.tmp"
-#define LOCK_NAME "archive.lock"
+#define TMP_NAME TMQ_DOT_ARCHIVE_TMP
+#define LOCK_NAME TMQ_DOT_ARCHIVE_LOCK
 
 struct archive {
 	const char *dir;	/* as given, for messages */
@@ -140,8 +140,8 @@ archive_lock(struct archive *a, const struct tmq_topic *t, struct tmq_error *e)
 	}
 	/* Under the lock, a temporary copy is a killed run's. */
 	if (unlinkat(a->dotfd, TMP_NAME, 0) < 0 && errno != ENOENT)
-		return tmq_fail_errno(e, "%s: %s/%s/.tmq/" TMP_NAME, t->name,
-		    a->dir, t->name);
+		return tmq_fail_errno(e, "%s: %s/%s/" TMQ_DOT_DIR "/" TMP_NAME,
+		    t->name, a->dir, t->name);
 	return 0;
 }
 

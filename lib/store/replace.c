@@ -12,6 +12,7 @@
 
 #include "store/dirlist.h"
 #include "store/modes.h"
+#include "store/dotdir.h"
 #include "store/replace.h"
 
 #define TMP_TRIES 8
@@ -29,7 +30,7 @@ tmp_create(int dirfd, const char *name, const char *shown, mode_t mode,
 		if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
 			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
 			    ((uint64_t)i * 2654435761u);
-		snprintf(tmp, TMQ_TMP_NAME_MAX, ".%.200s.%ld.%016llx.tmp", name,
+		snprintf(tmp, TMQ_TMP_NAME_MAX, ".%.200s.%ld.%016llx" TMQ_DOT_TMP, name,
 		    (long)getpid(), (unsigned long long)rnd);
 		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, mode ? mode : 0666);
@@ -149,7 +150,7 @@ tmq_tmp_is(const char *s, const char *name)
 {
 	size_t n = strlen(s), i, hex, pid;
 
-	if (n < 4 || strcmp(s + n - 4, ".tmp") != 0)
+	if (n < 4 || strcmp(s + n - 4, TMQ_DOT_TMP) != 0)
 		return 0;
 	i = n - 4;
 	for (hex = 0; i > 0 && strchr("0123456789abcdef", s[i - 1]) != NULL &&

@@ -51,7 +51,7 @@
 #include "store/topic.h"
 #include "store/topicown.h"
 
-#define WORK_SUFFIX "+tmq"
+#define WORK_SUFFIX TMQ_DOT_WORK
 #define WORK_MAX (TMQ_NAME_MAX + 8)
 /* Times the work directory may be found replaced under us before we give
  * up (each time, its holder finished and removed it). */
