@@ -730,3 +730,9 @@ tmq_report(const struct tmq_cmd *cmd, const struct tmq_error *e)
 	fprintf(stderr, "%s: %s\n", cmd->name, e->msg);
 	return TMQ_EXIT_FAIL;
 }
+
+int
+tmq_subcmd_exec(const struct tmq_cmd *cmd, int argc, char **argv)
+{
+	return cmd->subs[*cmd->sub].exec(argv + optind, argc - optind);
+}

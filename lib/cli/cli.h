@@ -92,6 +92,10 @@ struct tmq_subcmd {
 	int min, max;		/* how many operands; max -1: no limit */
 	const char *missing;	/* what a missing operand is: "topic name" */
 	const char *help;	/* one line, for -h */
+	/* Its body (tmux's cmd-*.c entries): run with its operands, n of
+	 * them as min and max allow, once the options are parsed; the exit
+	 * status. */
+	int (*exec)(char **operands, int n);
 };
 
 struct tmq_cmd {
@@ -151,6 +155,9 @@ void tmq_start(const struct tmq_cmd *cmd);
  * returns: TMQ_EXIT_OK after -h, -V or --completion-helper has printed
  * what it prints, TMQ_EXIT_USAGE after a usage error (said on stderr). */
 int tmq_options(const struct tmq_cmd *cmd, int argc, char **argv);
+/* After tmq_options, for a tool with subcommands: run the one given (its
+ * exec, with the operands after it); its exit status. */
+int tmq_subcmd_exec(const struct tmq_cmd *cmd, int argc, char **argv);
 
 /* Flush and close standard output, once; on a write error say so and
  * return -1.  For a tool that wants the status before it returns. */
