@@ -201,8 +201,8 @@ static const struct tmq_option options[] = {
 	    "TOPIC and go on (without: stop, exit 1)",
 	    .str = &opt.x.dead_letter },
 	{ .lng = "drain-timeout", .arg = "DURATION", .kind = TMQ_ARG_WORD,
-	    .help = "with --exec: on SIGTERM or SIGINT, let running commands "
-	    "finish this long (default 30s)", .secs = &opt.x.drain, .min = 0,
+	    .help = "with --exec: on SIGTERM or SIGINT, and in a rebalance, "
+	    "let running commands finish this long (default 30s)", .secs = &opt.x.drain, .min = 0,
 	    .max = 86400, .given = &opt.have_drain },
 	TMQ_COMMON_OPTIONS(&opt.root),
 	{ 0 }

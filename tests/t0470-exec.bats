@@ -265,6 +265,92 @@ trap "" TERM; sleep 1000' ev
 	assert_equal "$(committed)" "0=0"
 }
 
+# lines_at_least FILE N: FILE has N lines or more; runs_of FILE LINE N:
+# LINE is in FILE N times or more.
+lines_at_least() {
+	[ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]
+}
+runs_of() {
+	[ "$(grep -cx "$2" "$1" 2>/dev/null)" -ge "$3" ]
+}
+
+# rebalancing_with N: G is in a rebalance, N members in it.
+rebalancing_with() {
+	local out
+	out=$(tmq-group describe G) &&
+	    grep -q '^state: *rebalancing' <<<"$out" &&
+	    grep -qx "members: *$1" <<<"$out"
+}
+
+# stable_with N: G is stable with N members.
+stable_with() {
+	local out
+	out=$(tmq-group describe G) &&
+	    grep -qx 'state: *stable' <<<"$out" &&
+	    grep -qx "members: *$1" <<<"$out"
+}
+
+@test "a rebalance waits for the commands running: they finish and are committed before a partition moves, and no message runs twice" {
+	make_ev 2
+	# One message a partition (keys found to go to 0 and to 1).
+	printf 'a\tx\nb\tx\nc\tx\nd\tx\n' | tmq-put -K '\t' ev
+	cd "$BATS_TEST_TMPDIR"
+	handler h 'echo "$TMQ_PARTITION $TMQ_OFFSET" >>started
+while [ ! -e release ]; do sleep 0.05; done
+echo "$TMQ_PARTITION $TMQ_OFFSET" >>finished'
+	start_bg a tmq-get -g G -f --jobs 4 --exec "$BATS_TEST_TMPDIR/h" ev
+	wait_for stable_with 1
+	wait_for grep -q '^0 0$' started
+	wait_for grep -q '^1 0$' started
+	start_bg b tmq-get -g G -f --jobs 4 --exec "$BATS_TEST_TMPDIR/h" ev
+	# b's rebalance waits for a's offer, a for its commands.
+	wait_for rebalancing_with 2
+	touch release
+	wait_for stable_with 2
+
+	printf 'a\ty\nb\ty\nc\ty\nd\ty\n' | tmq-put -K '\t' ev
+	wait_for lines_at_least finished 8
+	stop_bg b TERM
+	stop_bg a TERM
+	# Every message ran once, by one member or the other.
+	assert_equal "$(sort started | uniq -d)" ""
+	assert_equal "$(wc -l <started)" 8
+	assert_equal "$(sort finished | uniq -d)" ""
+	assert_equal "$(cat a.err b.err)" ""
+	assert_equal "$(committed)" "$(tmq-topic info ev --ends | tr ',' ' ')"
+}
+
+@test "a rebalance past --drain-timeout: the member offers, ends the command of the partition it loses, says so, and the new owner runs it again" {
+	make_ev 2
+	printf 'a\tx\nd\tx\n' | tmq-put -K '\t' ev
+	cd "$BATS_TEST_TMPDIR"
+	handler h 'echo "$TMQ_PARTITION $TMQ_OFFSET" >>started
+while [ ! -e release ]; do sleep 0.05; done
+echo "$TMQ_PARTITION $TMQ_OFFSET" >>finished'
+	start_bg a tmq-get -g G -f --jobs 4 --drain-timeout 0.5s \
+	    --exec "$BATS_TEST_TMPDIR/h" ev
+	wait_for lines_at_least started 2
+	start_bg b tmq-get -g G -f --jobs 4 --exec "$BATS_TEST_TMPDIR/h" ev
+	wait_for stable_with 2
+	wait_for grep -q 'moved' a.err
+	run cat a.err
+	assert_output --regexp '^tmq-get: ev: partition ([01]) offset 0: the partition moved while it ran: ended, left to its new owner$'
+	moved=${BASH_REMATCH[1]}
+	# The new owner runs it again, from the start.
+	wait_for runs_of started "$moved 0" 2
+	touch release
+	wait_for lines_at_least finished 2
+	stop_bg b TERM
+	# (a's stderr holds the line above: stop_bg would want none.)
+	pid=$(cat a.pid)
+	kill -TERM "$pid"
+	wait "$pid"
+	rm a.pid
+	assert_equal "$(wc -l <a.err)" 1
+	assert_equal "$(sort -u finished | wc -l)" 2
+	assert_equal "$(committed)" "0=1 1=1"
+}
+
 # ran_at_least N: the file ran has N lines or more.
 ran_at_least() {
 	[ "$(cat ran 2>/dev/null | wc -l)" -ge "$1" ]

@@ -32,6 +32,8 @@ struct xitem {
 	char key[TMQ_KEY_MAX_BYTES];
 	char *type;
 	double last;			/* when it last started (wall clock) */
+	int abandoned;			/* its partition moved while it ran:
+					 * ended, left to the new owner */
 };
 
 struct xrun {
@@ -261,6 +263,15 @@ ended(struct xrun *x, struct xitem *it)
 	struct tmq_error e;
 	enum tmq_wend end = tmq_ws_ended(&x->ws, &it->w, ok, tmq_mono());
 
+	/* Its partition is another's now: whatever its end, nothing of it
+	 * is ours to retry, dead-letter or commit. */
+	if (it->abandoned) {
+		if (end != TMQ_WEND_DONE) {
+			tmq_ws_remove(&x->ws, &it->w);
+			item_free(it);
+		}
+		return;
+	}
 	if (end == TMQ_WEND_DONE)
 		return;
 	tmq_run_status(j, st, sizeof st);
@@ -295,31 +306,57 @@ ended(struct xrun *x, struct xitem *it)
 	tmq_ws_done(&x->ws, &it->w);
 }
 
-/* Commit what finished; drop what a rebalance took away. */
+/* Take what finished: committed (as --commit would), or, inside the
+ * group's work (before_offer), only marked for the commit that follows. */
+static void
+collect(struct xrun *x, int commit)
+{
+	struct tmq_witem *w;
+	struct tmq_error e;
+
+	while ((w = tmq_ws_pop(&x->ws)) != NULL) {
+		if ((commit ? tmq_readloop_done(&x->l, w->partition,
+		    w->offset + 1, &e) : tmq_readloop_mark(&x->l, w->partition,
+		    w->offset + 1, &e)) < 0)
+			fail(x, &e);
+		item_free(w->data);
+	}
+}
+
+/* Commit what finished; drop what a rebalance took away, and end what
+ * still runs of it: its new owner runs it again (before_offer let it
+ * finish when it could). */
 static void
 settle(struct xrun *x)
 {
 	struct tmq_witem *w;
-	struct tmq_error e;
 	size_t i;
 
-	while ((w = tmq_ws_pop(&x->ws)) != NULL) {
-		if (tmq_readloop_done(&x->l, w->partition, w->offset + 1,
-		    &e) < 0)
-			fail(x, &e);
-		item_free(w->data);
-	}
+	collect(x, 1);
 	if (x->l.gc.generation == x->generation)
 		return;
 	x->generation = x->l.gc.generation;
 	for (i = 0; i < x->ws.n; ) {
+		struct xitem *it;
+
 		w = x->ws.v[i];
-		if (w->state != TMQ_W_RUNNING &&
-		    !tmq_readloop_holds(&x->l, w->partition)) {
-			tmq_ws_remove(&x->ws, w);
-			item_free(w->data);
-		} else
+		it = w->data;
+		if (tmq_readloop_holds(&x->l, w->partition)) {
 			i++;
+		} else if (w->state == TMQ_W_RUNNING) {
+			if (!it->abandoned) {
+				it->abandoned = 1;
+				tmq_job_signal(&it->job, SIGTERM);
+				say(x, "%s: partition %u offset %llu: the "
+				    "partition moved while it ran: ended, left "
+				    "to its new owner", topic_name(x),
+				    w->partition, (unsigned long long)w->offset);
+			}
+			i++;
+		} else {
+			tmq_ws_remove(&x->ws, w);
+			item_free(it);
+		}
 	}
 }
 
@@ -351,13 +388,39 @@ wait_some(struct xrun *x, int ms, int fd)
 	return rc;
 }
 
+/* Before each offer in a rebalance (groupconsumer.h): let the commands
+ * running finish, for --drain-timeout at most, beating meanwhile, and mark
+ * what finished, so that the commit before the offer counts it and no
+ * partition moves with a message of it running.  Nothing new starts
+ * until the rebalance ends (start_what_may).  What still runs past the
+ * drain time is left uncommitted: if its partition moves, settle ends it
+ * and the new owner runs it again. */
+static int
+before_offer(void *arg, struct tmq_error *e)
+{
+	struct xrun *x = arg;
+	double end = tmq_mono() + x->xs->drain, left;
+
+	(void)e;
+	while (tmq_run_count(&x->r) > 0 && !tmq_stop && !x->fatal &&
+	    (left = end - tmq_mono()) > 0) {
+		tmq_gc_beat(&x->l.gc);
+		wait_some(x, left < 0.1 ? (int)(left * 1000) + 1 : 100, -1);
+		collect(x, 0);
+	}
+	collect(x, 0);
+	return 0;
+}
+
 static void
 start_what_may(struct xrun *x)
 {
 	struct tmq_witem *w;
 	struct tmq_error e;
 
-	while ((w = tmq_ws_next(&x->ws, tmq_mono(), x->stopping)) != NULL)
+	/* Nothing new in a rebalance: its partition may be about to move. */
+	while ((w = tmq_ws_next(&x->ws, tmq_mono(), x->stopping ||
+	    tmq_readloop_rebalancing(&x->l))) != NULL)
 		if (start(x, w->data, &e) < 0) {
 			/* Not started: it waits, uncommitted. */
 			w->state = TMQ_W_DEAD;
@@ -464,6 +527,8 @@ tmq_exec_run(const struct tmq_readspec *rs, const struct tmq_execspec *xs,
 	}
 	opened = 1;
 	x->generation = x->l.gc.generation;
+	x->l.gc.before_offer = before_offer;
+	x->l.gc.before_offer_arg = x;
 	for (;;) {
 		int idle = 0, fd = -1, ms = TMQ_TURN_MAX_WAIT_MS;
 

@@ -280,6 +280,9 @@ on_offer(void *arg, struct tmq_error *e)
 {
 	struct tmq_gconsumer *gc = arg;
 
+	if (gc->before_offer != NULL &&
+	    gc->before_offer(gc->before_offer_arg, e) < 0)
+		return -1;
 	return gc->autocommit ? commit_now(gc, e) : 0;
 }
 
@@ -448,6 +451,19 @@ tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition)
 		if (gc->mb.held[i] == partition)
 			return 1;
 	return 0;
+}
+
+int
+tmq_gc_rebalancing(const struct tmq_gconsumer *gc)
+{
+	return gc->is_member && gc->mb.g.state.rebalancing;
+}
+
+void
+tmq_gc_beat(struct tmq_gconsumer *gc)
+{
+	if (gc->is_member)
+		tmq_member_beat(&gc->mb);
 }
 
 /* Commit what is pending, as the state stands: 0, 1 when a member wrote

@@ -47,6 +47,14 @@ struct tmq_gconsumer {
 	struct tmq_gmark *marks;
 	size_t mhead, mtail, mcap;
 	int autocommit;
+	/* Called before each offer, before what was delivered is committed
+	 * (NULL: nothing): a caller with work in flight (--exec) lets it
+	 * finish there and says it delivered (tmq_gc_delivered), so that
+	 * the commit that precedes the offer, and so whoever takes a
+	 * partition next, counts it.  It may wait, beating (tmq_gc_beat),
+	 * but not poll or commit. */
+	int (*before_offer)(void *arg, struct tmq_error *e);
+	void *before_offer_arg;
 	/* What to do with a committed offset out of range (set before
 	 * tmq_gc_join or tmq_gc_fixed); each is reported once. */
 	enum tmq_reset reset;
@@ -83,6 +91,10 @@ int tmq_gc_poll(struct tmq_gconsumer *gc, struct tmq_error *e);
 int tmq_gc_due(const struct tmq_gconsumer *gc);
 /* Whether the member holds partition now (fixed partitions: always). */
 int tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition);
+/* Whether the member's group is in a rebalance (fixed partitions: no). */
+int tmq_gc_rebalancing(const struct tmq_gconsumer *gc);
+/* A member's beat, when due (before_offer's waits). */
+void tmq_gc_beat(struct tmq_gconsumer *gc);
 /* How long the caller may sleep before the group needs us (ms, -1: any). */
 int tmq_gc_timeout(const struct tmq_gconsumer *gc);
 /* Holding a confirmed share and no rebalance under way. */

@@ -543,15 +543,21 @@ tmq_member_due(const struct tmq_member *mb)
 	    tmq_mono() - mb->last_beat >= mb->session / BEATS;
 }
 
+void
+tmq_member_beat(struct tmq_member *mb)
+{
+	if (tmq_member_due(mb)) {
+		tmq_live_beat(mb->livefd);
+		mb->last_beat = tmq_mono();
+	}
+}
+
 int
 tmq_member_poll(struct tmq_member *mb, struct tmq_error *e)
 {
 	/* Beat first: after a stop, the others must see us again before
 	 * we read what they did meanwhile. */
-	if (tmq_member_due(mb)) {
-		tmq_live_beat(mb->livefd);
-		mb->last_beat = tmq_mono();
-	}
+	tmq_member_beat(mb);
 	if (step(mb, e) < 0)
 		return -1;
 	return mb->has_id && mb->sweep_due ? sweep(mb, e) : 0;

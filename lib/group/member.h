@@ -71,6 +71,9 @@ int tmq_member_poll(struct tmq_member *mb, struct tmq_error *e);
 /* Whether the member must poll before it prints or commits more: its beat
  * is due, so it may have been stopped long enough to lose its share. */
 int tmq_member_due(const struct tmq_member *mb);
+/* Beat, when it is due, and nothing else: for a caller that waits inside
+ * one of the callbacks (on_offer), where no poll may run. */
+void tmq_member_beat(struct tmq_member *mb);
 /* Milliseconds until the member must poll again: the end of the
  * rebalance in force, or the next look at the other members' locks (-1:
  * never). */

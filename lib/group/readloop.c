@@ -374,13 +374,30 @@ tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e)
 }
 
 int
-tmq_readloop_done(struct tmq_readloop *l, unsigned partition, uint64_t next,
+tmq_readloop_mark(struct tmq_readloop *l, unsigned partition, uint64_t next,
     struct tmq_error *e)
 {
 	if (!l->grouped || next == 0 || !tmq_gc_holds(&l->gc, partition))
 		return 0;
 	if (tmq_gc_delivered(&l->gc, partition, next - 1, 0, e) < 0)
 		return l->failed = 1, -1;
+	return 1;
+}
+
+int
+tmq_readloop_rebalancing(const struct tmq_readloop *l)
+{
+	return l->grouped && tmq_gc_rebalancing(&l->gc);
+}
+
+int
+tmq_readloop_done(struct tmq_readloop *l, unsigned partition, uint64_t next,
+    struct tmq_error *e)
+{
+	int rc = tmq_readloop_mark(l, partition, next, e);
+
+	if (rc <= 0)
+		return rc;
 	if (tmq_ac_count(&l->ac) &&
 	    tmq_ac_commit(&l->ac, &l->gc, tmq_now(), e) < 0)
 		return l->failed = 1, -1;

@@ -93,6 +93,14 @@ int tmq_readloop_finish(struct tmq_readloop *l, struct tmq_error *e);
  * holds the partition, nothing is. */
 int tmq_readloop_done(struct tmq_readloop *l, unsigned partition,
     uint64_t next, struct tmq_error *e);
+/* The same, never committing: for a caller inside the group's work (the
+ * consumer's before_offer), where the commit that follows counts it.  1
+ * when marked, 0 when the member does not hold the partition, -1. */
+int tmq_readloop_mark(struct tmq_readloop *l, unsigned partition,
+    uint64_t next, struct tmq_error *e);
+/* Whether the member's group is in a rebalance: --exec starts nothing
+ * then, so that no message runs on a partition about to move. */
+int tmq_readloop_rebalancing(const struct tmq_readloop *l);
 /* --exec, while commands run and no record is read: answer the group
  * when it is due and commit when the clock says so. */
 int tmq_readloop_tend(struct tmq_readloop *l, struct tmq_error *e);

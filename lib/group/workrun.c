@@ -443,17 +443,22 @@ tmq_run_ended(struct tmq_runner *r)
 }
 
 void
+tmq_job_signal(struct tmq_job *j, int sig)
+{
+	if (j->reaped)
+		return;
+	kill(-j->pid, sig);
+	if (sig == SIGTERM && j->kill_at == 0)
+		j->kill_at = now_mono() + TMQ_RUN_GRACE;
+}
+
+void
 tmq_run_signal(struct tmq_runner *r, int sig)
 {
 	size_t i;
 
-	for (i = r->done; i < r->n; i++) {
-		struct tmq_job *j = r->v[i];
-
-		kill(-j->pid, sig);
-		if (sig == SIGTERM && j->kill_at == 0)
-			j->kill_at = now_mono() + TMQ_RUN_GRACE;
-	}
+	for (i = r->done; i < r->n; i++)
+		tmq_job_signal(r->v[i], sig);
 }
 
 size_t

@@ -73,6 +73,8 @@ struct tmq_job *tmq_run_ended(struct tmq_runner *r);
 /* Send sig to every command running (its process group); with
  * SIGTERM, SIGKILL follows TMQ_RUN_GRACE seconds later. */
 void tmq_run_signal(struct tmq_runner *r, int sig);
+/* The same for one command, not yet reaped. */
+void tmq_job_signal(struct tmq_job *j, int sig);
 size_t tmq_run_count(const struct tmq_runner *r);
 /* What ended it, in words: "exit 3", "signal KILL (timeout)". */
 void tmq_run_status(const struct tmq_job *j, char *buf, size_t n);
