@@ -76,6 +76,42 @@ waiting_text(const struct tmq_group *g, char *buf, size_t sz)
 	return buf;
 }
 
+/* The members that run a command per message (tmq-get --exec): what
+ * they have run, and what runs now. */
+static void
+exec_text(const struct tmq_ginfo *gi)
+{
+	double now = tmq_now();
+	size_t j, running = 0;
+	unsigned i;
+
+	printf("\n%-10s %12s %12s %14s\n", "MEMBER", "COMMANDS-RUN",
+	    "RETRIED", "DEAD-LETTERED");
+	for (i = 0; i < gi->nmembers; i++)
+		if (gi->has_report[i]) {
+			const struct tmq_xreport *r = &gi->reports[i];
+
+			printf("%-10u %12llu %12llu %14llu\n", gi->members[i],
+			    (unsigned long long)r->run,
+			    (unsigned long long)r->retried,
+			    (unsigned long long)r->dead);
+			running += r->n;
+		}
+	if (running == 0)
+		return;
+	printf("\n%-10s %9s %14s %8s  %s\n", "MEMBER", "PARTITION", "OFFSET",
+	    "ATTEMPT", "RUNNING-FOR");
+	for (i = 0; i < gi->nmembers; i++)
+		for (j = 0; gi->has_report[i] && j < gi->reports[i].n; j++) {
+			const struct tmq_xrun *x = &gi->reports[i].v[j];
+			double d = now - x->started;
+
+			printf("%-10u %9u %14llu %8u  %.1fs\n", gi->members[i],
+			    x->partition, (unsigned long long)x->offset,
+			    x->attempt, d > 0 ? d : 0);
+		}
+}
+
 static void
 describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi,
     double end)
@@ -116,6 +152,8 @@ describe_text(const struct tmq_group *g, const struct tmq_ginfo *gi,
 		    parts_text(o ? o->got : NULL, o ? o->ngot : 0, list,
 		    sizeof list), when, alive_text(gi->alive[i]));
 	}
+	if (gi->nreports > 0)
+		exec_text(gi);
 	printf("\n%-9s %14s %14s %12s  %s\n", "PARTITION", "CURRENT-OFFSET",
 	    "LOG-END-OFFSET", "LAG", "OWNER");
 	for (p = 0; p < gi->nparts; p++) {
@@ -200,6 +238,43 @@ describe_json(const struct tmq_group *g, const struct tmq_ginfo *gi,
 			tmq_jw_null(&w);
 	}
 	tmq_jw_end(&w);
+	if (gi->nreports > 0) {
+		tmq_jw_key(&w, "exec");
+		tmq_jw_object(&w);
+		for (i = 0; i < gi->nmembers; i++) {
+			const struct tmq_xreport *r = &gi->reports[i];
+			size_t k;
+
+			if (!gi->has_report[i])
+				continue;
+			tmq_jw_key_u64(&w, gi->members[i]);
+			tmq_jw_object(&w);
+			tmq_jw_key(&w, "run");
+			tmq_jw_u64(&w, r->run);
+			tmq_jw_key(&w, "retried");
+			tmq_jw_u64(&w, r->retried);
+			tmq_jw_key(&w, "dead_lettered");
+			tmq_jw_u64(&w, r->dead);
+			tmq_jw_key(&w, "running");
+			tmq_jw_array(&w);
+			for (k = 0; k < r->n; k++) {
+				tmq_jw_object(&w);
+				tmq_jw_key(&w, "partition");
+				tmq_jw_u64(&w, r->v[k].partition);
+				tmq_jw_key(&w, "offset");
+				tmq_jw_u64(&w, r->v[k].offset);
+				tmq_jw_key(&w, "attempt");
+				tmq_jw_u64(&w, r->v[k].attempt);
+				tmq_jw_key(&w, "started");
+				tmq_ts_repr(r->v[k].started, num, sizeof num);
+				tmq_jw_number(&w, num);
+				tmq_jw_end(&w);
+			}
+			tmq_jw_end(&w);
+			tmq_jw_end(&w);
+		}
+		tmq_jw_end(&w);
+	}
 	tmq_jw_key(&w, "committed");
 	tmq_jw_object(&w);
 	for (p = 0; p < gi->nparts; p++)

@@ -41,7 +41,8 @@ for line in text.splitlines():
     assert name.startswith("tmq_"), name
     if name != last:
         assert name not in seen, "family %s in two blocks" % name
-        assert ("# TYPE %s gauge" % name) in text, name
+        assert ("# TYPE %s gauge" % name) in text or (
+            ("# TYPE %s counter" % name) in text and name.endswith("_total")), name
         seen.add(name)
         last = name
 for fam in text_string_to_metric_families(text):
@@ -350,6 +351,37 @@ dead_member() {
 	assert_output --partial "tmq_group_partition_owned{group=\"G\",partition=\"0\",topic=\"ev\"} 0
 tmq_group_partition_owned{group=\"G\",partition=\"1\",topic=\"ev\"} 0
 tmq_group_partition_owned{group=\"G\",partition=\"2\",topic=\"ev\"} 0"
+}
+
+@test "tmq-group list --prometheus: a --exec member's counters, typed counter, and the messages it runs" {
+	require_parser
+	tmq-topic create ev -k u32 -p 2
+	seq 1 4 | awk '{ print $1 ":m" $1 }' | tmq-put -K: ev
+	cd "$BATS_TEST_TMPDIR"
+	printf '#!/bin/sh\ntouch "ran.$TMQ_PARTITION.$TMQ_OFFSET"\nwhile [ ! -e release ]; do sleep 0.05; done\n' >h
+	chmod +x h
+	tmq-get -g G -f --exec "$BATS_TEST_TMPDIR/h" ev >/dev/null 2>member.err 3>&- &
+	STOP_PIDS=$!
+	track "$STOP_PIDS"
+	wait_for test -e ran.0.0 -a -e ran.1.0
+	wait_for exec_running 2
+	run --separate-stderr tmq-group list --prometheus
+	assert_success
+	run prom_parse <<<"$output"
+	assert_success
+	assert_output --partial '# tmq_group_exec_commands counter Commands a member running one per message (tmq-get --exec) has started, retries included, since it started.
+tmq_group_exec_commands_total{group="G",member="1",topic="ev"} 2'
+	assert_output --partial 'tmq_group_exec_retries_total{group="G",member="1",topic="ev"} 0'
+	assert_output --partial 'tmq_group_exec_dead_letters_total{group="G",member="1",topic="ev"} 0'
+	assert_output --partial '# tmq_group_exec_running gauge'
+	assert_output --partial 'tmq_group_exec_running{group="G",member="1",topic="ev"} 2'
+	touch release
+}
+
+# exec_running N: the scrape says G's member 1 runs N messages.
+exec_running() {
+	tmq-group list --prometheus |
+	    grep -qx "tmq_group_exec_running{group=\"G\",topic=\"ev\",member=\"1\"} $1"
 }
 
 @test "the README's alert rules are well-formed YAML and name only metrics and labels the scrapes print" {

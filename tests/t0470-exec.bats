@@ -282,6 +282,18 @@ rebalancing_with() {
 	    grep -qx "members: *$1" <<<"$out"
 }
 
+# committed_is OFFSETS: G has committed OFFSETS ("P=O ...").
+committed_is() {
+	[ "$(committed)" = "$1" ]
+}
+
+# running N: member 1 of G says it runs N messages.
+running() {
+	[ "$(tmq-group describe --json G | python3 -c '
+import json, sys
+print(len(json.load(sys.stdin)["exec"]["1"]["running"]))')" = "$1" ]
+}
+
 # stable_with N: G is stable with N members.
 stable_with() {
 	local out
@@ -349,6 +361,54 @@ echo "$TMQ_PARTITION $TMQ_OFFSET" >>finished'
 	assert_equal "$(wc -l <a.err)" 1
 	assert_equal "$(sort -u finished | wc -l)" 2
 	assert_equal "$(committed)" "0=1 1=1"
+}
+
+@test "describe and list --prometheus show each member's commands: run, retried, dead-lettered, and the messages running" {
+	make_ev 2
+	tmq-topic create dead -k char16
+	# d to partition 0; a, b to partition 1 (tmq-topic partition): 3 messages.
+	printf 'd\tx\na\tx\nb\tx\n' | tmq-put -K '\t' ev
+	cd "$BATS_TEST_TMPDIR"
+	# Offset 0 of each partition waits for release; partition 1's
+	# offset 1 fails every time (retried once, then dead-lettered).
+	handler h '[ "$TMQ_PARTITION $TMQ_OFFSET" = "1 1" ] && exit 4
+[ "$TMQ_OFFSET" = 0 ] || exit 0
+while [ ! -e release ]; do sleep 0.05; done'
+	start_bg a tmq-get -g G -f --jobs 4 --retries 1 --backoff 0.1s \
+	    --dead-letter dead --exec "$BATS_TEST_TMPDIR/h" ev
+	wait_for stable_with 1
+	wait_for running 2
+	run tmq-group describe G
+	assert_line --regexp '^MEMBER +COMMANDS-RUN +RETRIED +DEAD-LETTERED$'
+	assert_line --regexp '^1 +2 +0 +0$'
+	assert_line --regexp '^MEMBER +PARTITION +OFFSET +ATTEMPT +RUNNING-FOR$'
+	assert_line --regexp '^1 +0 +0 +1 +[0-9]+\.[0-9]s$'
+	assert_line --regexp '^1 +1 +0 +1 +[0-9]+\.[0-9]s$'
+	run tmq-group list --prometheus
+	assert_line 'tmq_group_exec_running{group="G",topic="ev",member="1"} 2'
+	assert_line '# TYPE tmq_group_exec_commands_total counter'
+	assert_line 'tmq_group_exec_commands_total{group="G",topic="ev",member="1"} 2'
+	touch release
+	wait_for committed_is "0=1 1=2"
+	wait_for running 0
+	run tmq-group describe --json G
+	assert_success
+	assert_equal "$(python3 -c '
+import json, sys
+x = json.loads(sys.argv[1])["exec"]["1"]
+print(x["run"], x["retried"], x["dead_lettered"], x["running"])' "$output")" "4 1 1 []"
+	run tmq-group describe G
+	refute_line --regexp '^MEMBER +PARTITION +OFFSET'
+	run tmq-group list --prometheus
+	assert_line 'tmq_group_exec_retries_total{group="G",topic="ev",member="1"} 1'
+	assert_line 'tmq_group_exec_dead_letters_total{group="G",topic="ev",member="1"} 1'
+	assert_line 'tmq_group_exec_running{group="G",topic="ev",member="1"} 0'
+	stop_bg a INT
+	# A member gone shows no commands.
+	run tmq-group describe G
+	refute_line --regexp '^MEMBER +COMMANDS-RUN'
+	run tmq-group list --prometheus
+	refute_output --partial tmq_group_exec_
 }
 
 # ran_at_least N: the file ran has N lines or more.

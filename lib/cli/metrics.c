@@ -1,6 +1,7 @@
 /* metrics.c: Prometheus' text exposition format (version 0.0.4) for
  * topics and groups.  Names follow Prometheus' conventions: the tmq_
- * prefix, base units (bytes, seconds), gauges without _total. */
+ * prefix, base units (bytes, seconds), gauges without _total, counters
+ * (a --exec member's, from its start) with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@
 enum fam {
 	F_PART_END, F_PART_FIRST, F_PART_BYTES, F_PART_NEWEST,
 	F_GROUP_MEMBERS, F_GROUP_REBAL, F_GROUP_COMMITTED, F_GROUP_LAG,
-	F_GROUP_OWNED, F_TOPIC_SCRAPE_ERR, F_GROUP_SCRAPE_ERR, F_SCRAPE_ERRORS,
+	F_GROUP_OWNED, F_EXEC_RUN, F_EXEC_RETRIED, F_EXEC_DEAD, F_EXEC_RUNNING,
+	F_TOPIC_SCRAPE_ERR, F_GROUP_SCRAPE_ERR, F_SCRAPE_ERRORS,
 	F_SCRAPE_TIME, F_N
 };
 
@@ -38,6 +40,15 @@ static const struct {
 	{ "tmq_group_partition_owned",
 	    "1 when a member of the group not known dead owns the partition, "
 	    "else 0." },
+	{ "tmq_group_exec_commands_total",
+	    "Commands a member running one per message (tmq-get --exec) has "
+	    "started, retries included, since it started." },
+	{ "tmq_group_exec_retries_total",
+	    "Messages such a member has set to run again after a failure." },
+	{ "tmq_group_exec_dead_letters_total",
+	    "Messages such a member has put to its dead-letter topic." },
+	{ "tmq_group_exec_running",
+	    "Messages such a member is running now." },
 	{ "tmq_topic_scrape_error",
 	    "1 when this scrape could not measure the topic, or some of its "
 	    "partitions, else 0." },
@@ -175,6 +186,27 @@ tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
 	return 0;
 }
 
+/* A sample of member's: the group's labels, then member="ID". */
+static int
+add_member(struct tmq_metrics *m, enum fam f, const char *group,
+    const char *topic, uint32_t member, unsigned long long v,
+    struct tmq_error *e)
+{
+	struct tmq_sample *s;
+	size_t len;
+	char *l;
+
+	if (add_u64(m, f, group, topic, -1, v, e) < 0)
+		return -1;
+	s = &m->s[m->n - 1];
+	len = strlen(s->labels);
+	if ((l = realloc(s->labels, len + 24)) == NULL)
+		return tmq_fail(e, "metrics: out of memory");
+	snprintf(l + len - 1, 25, ",member=\"%lu\"}", (unsigned long)member);
+	s->labels = l;
+	return 0;
+}
+
 /* Partition p has an owner not known dead. */
 static int
 owned(const struct tmq_ginfo *gi, const struct tmq_gpart *gp)
@@ -228,6 +260,21 @@ tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
 		    owned(gi, gp), e) < 0)
 			return -1;
 	}
+	/* The live members that run a command per message: their counts
+	 * since they started (a counter that resets with its member). */
+	for (p = 0; gi->nreports > 0 && p < gi->nmembers; p++) {
+		const struct tmq_xreport *r = &gi->reports[p];
+		uint32_t id = gi->members[p];
+
+		if (!gi->has_report[p])
+			continue;
+		if (add_member(m, F_EXEC_RUN, g->name, topic, id, r->run,
+		    e) < 0 || add_member(m, F_EXEC_RETRIED, g->name, topic, id,
+		    r->retried, e) < 0 || add_member(m, F_EXEC_DEAD, g->name,
+		    topic, id, r->dead, e) < 0 || add_member(m, F_EXEC_RUNNING,
+		    g->name, topic, id, r->n, e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -266,8 +313,10 @@ tmq_metrics_print(const struct tmq_metrics *m, FILE *out)
 			if (m->s[i].fam != (enum fam)f)
 				continue;
 			if (!shown++)
-				fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n",
-				    fams[f].name, fams[f].help, fams[f].name);
+				fprintf(out, "# HELP %s %s\n# TYPE %s %s\n",
+				    fams[f].name, fams[f].help, fams[f].name,
+				    f == F_EXEC_RUN || f == F_EXEC_RETRIED ||
+				    f == F_EXEC_DEAD ? "counter" : "gauge");
 			fprintf(out, "%s%s %s\n", fams[f].name, m->s[i].labels,
 			    m->s[i].value);
 		}

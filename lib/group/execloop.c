@@ -9,12 +9,15 @@
 
 #include "util/argsplit.h"
 #include "group/execloop.h"
+#include "group/execreport.h"
+#include "util/grow.h"
 #include "util/jsonwriter.h"
 #include "codec/keys.h"
 #include "util/monoclock.h"
 #include "util/notice.h"
 #include "flow/printer.h"
 #include "flow/producer.h"
+#include "group/liveness.h"
 #include "group/readturn.h"
 #include "store/root.h"
 #include "util/stop.h"
@@ -49,7 +52,16 @@ struct xrun {
 	double drain_at;		/* monotonic */
 	unsigned generation;
 	struct tmq_error fe;		/* the first fatal error */
+	/* What the member's lock file tells operators (execreport.h):
+	 * rewritten when it changed, at most every REPORT_EVERY seconds. */
+	struct tmq_xreport rep;
+	size_t repcap;
+	int rep_dirty;
+	double rep_at;			/* monotonic */
+	char *reptext;
 };
+
+#define REPORT_EVERY 0.05
 
 static void
 say(const struct xrun *x, const char *fmt, ...)
@@ -157,6 +169,8 @@ start(struct xrun *x, struct xitem *it, struct tmq_error *e)
 		return -1;
 	it->last = tmq_now();
 	tmq_ws_started(&x->ws, &it->w);
+	x->rep.run++;
+	x->rep_dirty = 1;
 	return 0;
 }
 
@@ -263,6 +277,7 @@ ended(struct xrun *x, struct xitem *it)
 	struct tmq_error e;
 	enum tmq_wend end = tmq_ws_ended(&x->ws, &it->w, ok, tmq_mono());
 
+	x->rep_dirty = 1;
 	/* Its partition is another's now: whatever its end, nothing of it
 	 * is ours to retry, dead-letter or commit. */
 	if (it->abandoned) {
@@ -279,6 +294,7 @@ ended(struct xrun *x, struct xitem *it)
 	if (x->drain_killed)
 		return;
 	if (end == TMQ_WEND_RETRY) {
+		x->rep.retried++;
 		say(x, "%s: partition %u offset %llu: %s: retry %u of %u in %gs",
 		    topic_name(x), it->w.partition,
 		    (unsigned long long)it->w.offset, st, it->w.attempts,
@@ -303,6 +319,7 @@ ended(struct xrun *x, struct xitem *it)
 	    "dead-lettered to %s", topic_name(x), it->w.partition,
 	    (unsigned long long)it->w.offset, st, it->w.attempts,
 	    it->w.attempts == 1 ? "" : "s", x->xs->dead_letter);
+	x->rep.dead++;
 	tmq_ws_done(&x->ws, &it->w);
 }
 
@@ -360,6 +377,47 @@ settle(struct xrun *x)
 	}
 }
 
+/* Tell operators, in the member's lock file, what runs now and the
+ * counts so far, when that changed: at once when force, else at most
+ * every REPORT_EVERY.  Best effort: a view, which nothing rests on. */
+static void
+publish(struct xrun *x, int force)
+{
+	const struct tmq_member *mb = &x->l.gc.mb;
+	size_t i, len;
+
+	if (!x->rep_dirty || !x->l.grouped || !x->l.gc.is_member ||
+	    mb->livefd < 0 ||
+	    (!force && tmq_mono() - x->rep_at < REPORT_EVERY))
+		return;
+	x->rep.n = 0;
+	for (i = 0; i < x->ws.n && x->rep.n < TMQ_XREPORT_MAX_RUNS; i++) {
+		const struct tmq_witem *w = x->ws.v[i];
+		const struct xitem *it = w->data;
+		struct tmq_xrun *r;
+
+		if (w->state != TMQ_W_RUNNING || it->abandoned)
+			continue;
+		if (tmq_grow(&x->rep.v, &x->repcap, x->rep.n + 1,
+		    sizeof *x->rep.v) < 0)
+			return;
+		r = &x->rep.v[x->rep.n++];
+		r->partition = w->partition;
+		r->offset = w->offset;
+		r->attempt = w->attempts;
+		r->started = it->last;
+	}
+	if (x->reptext == NULL &&
+	    (x->reptext = malloc(TMQ_XREPORT_MAX_TEXT)) == NULL)
+		return;
+	len = tmq_xreport_format(&x->rep, x->reptext, TMQ_XREPORT_MAX_TEXT);
+	if (len > 0)
+		(void)tmq_live_publish(mb->livefd, mb->session, x->reptext,
+		    len);
+	x->rep_dirty = 0;
+	x->rep_at = tmq_mono();
+}
+
 /* Wait for the commands (and fd) up to ms, and take in what ended. */
 static int
 wait_some(struct xrun *x, int ms, int fd)
@@ -371,6 +429,8 @@ wait_some(struct xrun *x, int ms, int fd)
 
 	if (wake >= 0 && !x->stopping && wake * 1000 < ms)
 		ms = (int)(wake * 1000) + 1;
+	if (x->rep_dirty && ms > REPORT_EVERY * 1000)
+		ms = (int)(REPORT_EVERY * 1000);
 	if (x->stopping && !x->drain_killed) {
 		now = tmq_mono();
 		if (now >= x->drain_at) {
@@ -407,6 +467,7 @@ before_offer(void *arg, struct tmq_error *e)
 		tmq_gc_beat(&x->l.gc);
 		wait_some(x, left < 0.1 ? (int)(left * 1000) + 1 : 100, -1);
 		collect(x, 0);
+		publish(x, 0);
 	}
 	collect(x, 0);
 	return 0;
@@ -567,6 +628,7 @@ tmq_exec_run(const struct tmq_readspec *rs, const struct tmq_execspec *xs,
 		if (tmq_readloop_tend(&x->l, &e2) < 0 && !tmq_stop)
 			fail(x, &e2);
 		settle(x);
+		publish(x, tmq_run_count(&x->r) == 0);
 	}
 	settle(x);
 	if (tmq_readloop_finish(&x->l, &e2) < 0 && !x->fatal)
@@ -585,6 +647,8 @@ out:
 	if (x->have_dl)
 		tmq_topic_close(&x->dl);
 	free(x->argv);
+	tmq_xreport_free(&x->rep);
+	free(x->reptext);
 	free(x);
 	free(m);
 	return rc;

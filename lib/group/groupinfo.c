@@ -109,15 +109,31 @@ tmq_ginfo_build(const struct tmq_group *g, const struct tmq_topic *t,
 			gi->members[gi->nmembers++] = s->offers[i].member;
 	qsort(gi->members, gi->nmembers, sizeof *gi->members, cmp_u32);
 	gi->alive = calloc(gi->nmembers + 1, sizeof *gi->alive);
-	if (gi->alive == NULL) {
+	gi->reports = calloc(gi->nmembers + 1, sizeof *gi->reports);
+	gi->has_report = calloc(gi->nmembers + 1, 1);
+	if (gi->alive == NULL || gi->reports == NULL || gi->has_report == NULL) {
 		tmq_ginfo_free(gi);
 		return tmq_fail(e, "out of memory");
 	}
 	tmq_group_where(g, &w);
-	for (i = 0; i < gi->nmembers; i++)
+	for (i = 0; i < gi->nmembers; i++) {
 		if ((gi->alive[i] = tmq_live_member(&w, s, gi->members[i])) ==
 		    TMQ_LIVE_DEAD)
 			gi->ndead++;
+		/* A dead member's report is what it was doing when it died:
+		 * only the living's are shown. */
+		if (gi->alive[i] == TMQ_LIVE_YES) {
+			int rc = tmq_live_report(&w, s, gi->members[i],
+			    &gi->reports[i]);
+
+			if (rc < 0) {
+				tmq_ginfo_free(gi);
+				return tmq_fail(e, "out of memory");
+			}
+			gi->has_report[i] = rc == 1;
+			gi->nreports += rc == 1;
+		}
+	}
 	return 0;
 }
 
@@ -156,6 +172,10 @@ tmq_ginfo_free(struct tmq_ginfo *gi)
 		free(gi->parts[p].damage);
 	}
 	free(gi->parts);
+	for (p = 0; gi->reports != NULL && p < gi->nmembers; p++)
+		tmq_xreport_free(&gi->reports[p]);
+	free(gi->reports);
+	free(gi->has_report);
 	free(gi->members);
 	free(gi->alive);
 	memset(gi, 0, sizeof *gi);

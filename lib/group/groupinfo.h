@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "group/execreport.h"
 #include "group/group.h"
 #include "group/liveness.h"
 #include "group/offsetrange.h"
@@ -31,6 +32,11 @@ struct tmq_ginfo {
 	unsigned nmembers;		/* members holding a share */
 	uint32_t *members;		/* their ids, ascending */
 	enum tmq_liveness *alive;	/* each one's lock, probed */
+	/* Each live one's report, when it runs a command per message
+	 * (execreport.h): has_report[i] says whether reports[i] is one. */
+	struct tmq_xreport *reports;
+	unsigned char *has_report;
+	unsigned nreports;		/* members with a report */
 	unsigned ndead;			/* of them, known dead */
 	unsigned nproblems;		/* partitions with a problem */
 	unsigned ndamaged;		/* partitions with a damage */

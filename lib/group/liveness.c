@@ -44,6 +44,7 @@
 #include "util/escape.h"
 #include "util/grow.h"
 #include "util/idindex.h"
+#include "group/execreport.h"
 #include "group/liveness.h"
 #include "util/notice.h"
 #include "store/modes.h"
@@ -247,14 +248,16 @@ tmq_live_watch_free(struct tmq_live_watch *w)
 static double
 timeout_in(int fd)
 {
-	char buf[32], *end;
+	char buf[32], *end, *nl;
 	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
 	double v;
 	ssize_t i;
 
-	if (n < 2 || buf[n - 1] != '\n')
+	/* The first line; a --exec member's report follows it. */
+	if (n < 2 || (nl = memchr(buf, '\n', (size_t)n)) == NULL || nl == buf)
 		return 0;
-	buf[n - 1] = '\0';
+	*nl = '\0';
+	n = nl - buf + 1;
 	for (i = 0; i < n - 1; i++)
 		if (!(buf[i] >= '0' && buf[i] <= '9') && buf[i] != '.')
 			return 0;
@@ -777,6 +780,64 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	if (*silent < 0)
 		*silent = 0;
 	return 0;
+}
+
+int
+tmq_live_publish(int fd, double session, const char *text, size_t len)
+{
+	char *buf;
+	size_t n;
+	int rc = 0;
+
+	if (fd < 0 || len > TMQ_XREPORT_MAX_TEXT)
+		return -1;
+	if ((buf = malloc(len + 32)) == NULL)
+		return -1;
+	n = (size_t)snprintf(buf, 32, "%.3f\n", session > 0 ? session : 0);
+	memcpy(buf + n, text, len);
+	n += len;
+	/* The new text first, then the old one's tail cut: a reader sees
+	 * the one or the other whole, with at worst a tail past its "end"
+	 * line, which it ignores. */
+	if (pwrite(fd, buf, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0)
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+int
+tmq_live_report(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t id, struct tmq_xreport *r)
+{
+	const struct tmq_gmember *m = tmq_gstate_find(s, id);
+	size_t cap = 32 + TMQ_XREPORT_MAX_TEXT;
+	char name[64], *buf, *nl;
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, rc;
+
+	memset(r, 0, sizeof *r);
+	if (m == NULL || !m->claimed ||
+	    (dfd = tmq_dot_open(w->logdirfd, 0)) < 0)
+		return 0;
+	live_name(m->tag, name, sizeof name);
+	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
+	close(dfd);
+	if (fd < 0)
+		return 0;
+	/* Only a file its owner alone may write is the member's word. */
+	if (fstat(fd, &st) < 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+	    (buf = malloc(cap)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	n = pread(fd, buf, cap, 0);
+	close(fd);
+	rc = 0;
+	if (n > 0 && (nl = memchr(buf, '\n', (size_t)n)) != NULL)
+		rc = tmq_xreport_parse(nl + 1, (size_t)(buf + n - nl - 1), r);
+	free(buf);
+	return rc;
 }
 
 /* Note in w's watch the file of every member claimed in s->members from

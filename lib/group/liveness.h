@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "group/execreport.h"
 #include "group/groupstate.h"
 #include "util/idindex.h"
 
@@ -138,6 +139,16 @@ unsigned tmq_live_waiting(const struct tmq_live_where *w,
 int tmq_live_silence(const struct tmq_live_where *w,
     const struct tmq_gstate *s, uint32_t id, double now, double *silent,
     double *timeout);
+/* A --exec member's report (execreport.h) into its own lock file, held
+ * on fd, after the session line (its session timeout): rewritten in
+ * place; -1 when it could not be written (the report is a view: nothing
+ * rests on it). */
+int tmq_live_publish(int fd, double session, const char *text, size_t len);
+/* For observers: the report in member id's lock file, 1 and r (free it
+ * with tmq_xreport_free), or 0 when there is none to believe there (no
+ * file, one others may write, no report whole in it). */
+int tmq_live_report(const struct tmq_live_where *w,
+    const struct tmq_gstate *s, uint32_t id, struct tmq_xreport *r);
 /* For a member (self) watching the others: note the file of every
  * member claimed in s->members from *from on, and move *from past them
  * (liveness.c says why). */
