@@ -1008,6 +1008,34 @@ check_shared() {
 	check_shared
 }
 
+@test "a library member, a plain tmq member and a --exec member share one group: each message once, by one of them" {
+	require_ref
+	make_seeded_topic
+	# The library's member last: this one commits only when it stops
+	# (pymember.py), so a partition taken from it would be read again.
+	start_bg tmq tmq-get -g G -f --window 3 --commit ev
+	wait_until bash -c 'tmq-dump -J -- --group--G | grep -q JOINED'
+	start_bg x tmq-get -g G -f --window 3 --jobs 2 --shell \
+	    --exec 'cat; echo' ev
+	wait_until settled 2 6
+	start_py py 2
+	wait_until settled 3 6
+	put_batch 1 200 "$BATS_TEST_TMPDIR/want"
+	wait_until lines_at_least 230 "$BATS_TEST_TMPDIR/py.out" \
+	    "$BATS_TEST_TMPDIR/tmq.out" "$BATS_TEST_TMPDIR/x.out"
+	stop_py py
+	stop_bg tmq
+	stop_bg x
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/py.out" \
+	    "$BATS_TEST_TMPDIR/tmq.out" "$BATS_TEST_TMPDIR/x.out"
+	assert_output "230 read, 0 duplicated, 0 missing, 0 unexpected"
+	[ -s "$BATS_TEST_TMPDIR/py.out" ]
+	[ -s "$BATS_TEST_TMPDIR/tmq.out" ]
+	[ -s "$BATS_TEST_TMPDIR/x.out" ]
+	run --separate-stderr tmq-group describe -t ev --max-lag 0 G
+	assert_success
+}
+
 # --- group state snapshots (--group--G/.tmq/snapshot) ----------------------
 
 # add_commits GROUP N PARTITION [OFFSET]: append N COMMIT lines (key 0) of
