@@ -12,6 +12,7 @@ load test_helper
 
 teardown() {
 	end_bg KILL
+	end_mounts
 }
 
 # A handler script NAME in the test's directory, its body the rest.
@@ -202,6 +203,29 @@ tmq-get: ev: partition 0 offset 1: exit 1 after 2 attempts, and no --dead-letter
 	assert_equal "$stderr" "tmq-get: ev: partition 0 offset 1: dead letter: dead: key 'bad' is not an unsigned integer"
 	assert_equal "$(committed)" "0=1"
 	assert_equal "$(tmq-get dead)" ""
+}
+
+@test "a dead letter put to a full disk commits nothing past its message, says so, exit 1; once there is room it goes" {
+	local fs
+	make_ev 1
+	tmq-topic create dead -k char16
+	# The dead letter topic's directory a small file system, full.
+	fs=$TMQ_ROOT/dead
+	[ "$(id -u)" = 0 ] || skip "needs root (to mount a small tmpfs)"
+	mount_tmpfs "$fs" 64k || skip "cannot mount a tmpfs here"
+	head -c 65536 /dev/zero >"$fs/filler" 2>/dev/null || :
+	printf 'a\t1\nbad\t2\nc\t3\n' | tmq-put -K '\t' ev
+	run --separate-stderr tmq-get -g G --retries 0 --dead-letter dead --shell \
+	    --exec '[ "$TMQ_KEY" != bad ]' ev
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-get: ev: partition 0 offset 1: dead letter: dead: partition 0: write failed: No space left on device; no dead letter was written$'
+	assert_equal "$(committed)" "0=1"
+	rm "$fs/filler"
+	run --separate-stderr tmq-get -g G --retries 0 --dead-letter dead --shell \
+	    --exec '[ "$TMQ_KEY" != bad ]' ev
+	assert_success
+	assert_equal "$(committed)" "0=3"
+	assert_equal "$(tmq-get -F '%k %o\n' dead)" "bad 0"
 }
 
 @test "--timeout: a command that never ends is sent SIGTERM, one deaf to it SIGKILL, and fails" {
