@@ -435,6 +435,23 @@ print(x["run"], x["retried"], x["dead_lettered"], x["running"])' "$output")" "4 
 	refute_output --partial tmq_group_exec_
 }
 
+@test "tmq-group wait on a --exec member's group returns once its commands have finished and been committed" {
+	make_ev 2
+	printf 'a\t1\nb\t2\nc\t3\nd\t4\n' | tmq-put -K '\t' ev
+	cd "$BATS_TEST_TMPDIR"
+	handler h 'while [ ! -e release ]; do sleep 0.05; done; echo "$TMQ_PARTITION $TMQ_OFFSET" >>done'
+	start_bg m tmq-get -g G -f --jobs 4 --exec "$BATS_TEST_TMPDIR/h" ev
+	wait_for stable_with 1
+	run --separate-stderr tmq-group wait --timeout 0.5s G
+	assert_failure 1
+	touch release
+	run --separate-stderr tmq-group wait --timeout 60s G
+	assert_success
+	assert_equal "$(wc -l <done)" 4
+	assert_equal "$(committed)" "$(tmq-topic info ev --ends | tr ',' ' ')"
+	stop_bg m TERM
+}
+
 # ran_at_least N: the file ran has N lines or more.
 ran_at_least() {
 	[ "$(cat ran 2>/dev/null | wc -l)" -ge "$1" ]
