@@ -14,6 +14,7 @@ setup() {
 
 teardown() {
 	end_bg
+	end_mounts
 }
 
 # The one blob file of topic $1.
@@ -154,6 +155,30 @@ ref() {
 	run tmq-get m
 	assert_output ""
 	[ -z "$(ls "$TMQ_ROOT/m/.tmq" 2>/dev/null | grep blob-)" ]
+}
+
+@test "a full disk while a blob is written ends the put: what came before written, it said, no line without its blob" {
+	local fs="$BATS_TEST_TMPDIR/fs"
+	[ "$(id -u)" = 0 ] || skip "needs root (to mount a small tmpfs)"
+	mount_tmpfs "$fs" 1m || skip "cannot mount a tmpfs here"
+	export TMQ_ROOT="$fs/root"
+	tmq-topic create big --max-message 4M
+	head -c 100000 /dev/urandom >"$BATS_TEST_TMPDIR/small"
+	head -c 3000000 /dev/urandom >"$BATS_TEST_TMPDIR/huge"
+	run --separate-stderr tmq-put -b -l big <"$BATS_TEST_TMPDIR/huge"
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: blob not written: big/\.tmq/blob-[0-9a-f]{32}: No space left on device; no record was written$'
+	# The second of three files: the first written, the third not.
+	run --separate-stderr tmq-put -b -l -F "$BATS_TEST_TMPDIR/small" \
+	    -F "$BATS_TEST_TMPDIR/huge" -F "$BATS_TEST_TMPDIR/small" big
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: blob not written: big/\.tmq/blob-[0-9a-f]{32}: No space left on device; file 1 was written, file 2 and later were not$'
+	run tmq-get -F '%o\n' --no-resolve big
+	assert_output 0
+	tmq-get -o 0 -n 1 -F '%s' big | cmp - "$BATS_TEST_TMPDIR/small"
+	# No temporary left, no blob without its line.
+	run ls -A "$fs/root/big/.tmq"
+	assert_output --regexp '^blob-[0-9a-f]{32}$'
 }
 
 @test "references are tmq's own: not put with -T, nor copied in with -J" {

@@ -157,8 +157,10 @@ encode_blob(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
 		snprintf(br.type, sizeof br.type, "%s", tname != NULL ? tname :
 		    "");
 	tmq_blob_hash(pl->data, pl->len, br.hash);
-	if (tmq_blob_write(t, &br, pl->data, e) < 0)
+	if (tmq_blob_write(t, &br, pl->data, e) < 0) {
+		r->write_failed = 1;
 		return -1;
+	}
 	ref.type = TMQ_TYPED;
 	ref.type_index = (unsigned)bt;
 	ref.data = (const unsigned char *)json;
@@ -294,6 +296,7 @@ encode_half(void *arg)
 	for (i = h->from; i < h->to; i++) {
 		struct tmq_prec *r = &h->p->recs[i];
 
+		r->write_failed = 0;
 		r->ok = encode_one(h, r, &e) == 0;
 		if (!r->ok) {
 			size_t m = strlen(e.msg);
@@ -415,6 +418,17 @@ process(struct tmq_producer *p, struct tmq_error *e)
 		struct tmq_prec *r = &p->recs[i];
 		const struct tmq_phalf *h = &p->half[i < mid ? 0 : 1];
 
+		/* A blob that could not be written is the disk's failure, not
+		 * the record's: the put ends there, as at a failed append,
+		 * what came before it written first. */
+		if (!r->ok && r->write_failed) {
+			struct tmq_error fe;
+
+			tmq_fail(e, "%s", r->err);
+			if (flush_appender(p, &fe) < 0)
+				*e = fe;
+			return fail_written(p, r->seq, e);
+		}
 		if (!r->ok) {
 			p->refused_last = r->seq;
 			if (p->o.reject != NULL)

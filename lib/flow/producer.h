@@ -43,6 +43,8 @@ struct tmq_prec {			/* one queued record */
 	unsigned long recno;
 	unsigned long seq;		/* its place among all put, from 1 */
 	int ok;
+	int write_failed;		/* not ok: its blob could not be
+					 * written (a full disk): the put ends */
 	unsigned partition;
 	uint64_t offset;		/* --keep-offsets */
 	size_t line_at, line_len;	/* in its half's output */
