@@ -65,6 +65,21 @@ make_roots() {
 	assert_output $'--follow\n--format'
 }
 
+@test "the options of large messages and the work queue complete: --max-message after create only, --no-resolve, --exec, --dead-letter's topics" {
+	tmq-topic create ev
+	tmq-topic create dead
+	run comp tmq-topic create x --max
+	assert_output --max-message
+	run comp tmq-topic list --max
+	assert_output ''
+	run comp tmq-get --no-r
+	assert_output --no-resolve
+	run comp tmq-get --ex
+	assert_output --exec
+	run comp tmq-get -g G --exec cat --dead-letter d
+	assert_output dead
+}
+
 @test "options come from --completion-helper" {
 	run comp tmq-dump -
 	assert_success
