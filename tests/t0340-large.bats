@@ -202,6 +202,24 @@ ref() {
 	[ "$(basename "$(blob_of m)")" = "$(basename "$(blob_of copy)")" ]
 }
 
+@test "a --keep-offsets mirror makes the same blobs at the same offsets; run again, it skips what it has" {
+	tmq-topic create --max-message 1M m
+	tmq-topic create --max-message 1M copy
+	head -c 300000 /dev/urandom >f
+	tmq-put m small
+	tmq-put -b -l m <f
+	tmq-put m after
+	tmq-get -J m | tmq-put -J --keep-offsets copy
+	tmq-get -o 1 -n 1 -F %s copy | cmp - f
+	[ "$(basename "$(blob_of m)")" = "$(basename "$(blob_of copy)")" ]
+	cmp "$(blob_of m)" "$(blob_of copy)"
+	run tmq-get -F '%o %s\n' -P 0 -o 0 -n 1 copy
+	assert_output '0 small'
+	tmq-get -J m | tmq-put -J --keep-offsets copy
+	run tmq-topic info --ends copy
+	assert_output 0=3
+}
+
 @test "a group member gets the payload itself" {
 	tmq-topic create --max-message 1M m
 	head -c 300000 /dev/urandom >f
