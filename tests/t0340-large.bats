@@ -220,6 +220,51 @@ ref() {
 	assert_output 0=3
 }
 
+# hash_at TOPIC OFFSET: the hash of the blob the line at OFFSET refers to.
+hash_at() {
+	tmq-get --no-resolve -o "$2" -n 1 -F '%s' "$1" |
+	    sed 's/.*"xxh3_128": *"\([0-9a-f]*\)".*/\1/'
+}
+
+@test "prune removes the blobs no line left refers to: those of the files pruned, and orphans, not one put again since, not before their time, not in a dry run" {
+	local d=$TMQ_ROOT/big today b1 b4 orphan
+	tmq-topic create --max-message 1M big
+	head -c 200000 /dev/urandom >f1
+	head -c 200000 /dev/urandom >f4
+	tmq-put -b -l big <f1
+	tmq-put -b -l big <f4
+	b1=$(hash_at big 0) b4=$(hash_at big 1)
+	# Those two lines an old day's, their blobs last written then; an
+	# orphan as a put killed between its blob and its line leaves.
+	today=$(ls "$d" | grep '^0-')
+	mv "$d/$today" "$d/0-20200101_0.tmf"
+	orphan=0123456789abcdef0123456789abcdef
+	echo lost >"$d/.tmq/blob-$orphan"
+	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$b1" "$d/.tmq/blob-$b4" \
+	    "$d/.tmq/blob-$orphan"
+	# f1 put again today: its blob is written anew.
+	tmq-put -b -l big <f1
+	tmq-put big small
+	run --separate-stderr tmq-topic prune --before now --dry-run big
+	assert_success
+	[ -e "$d/.tmq/blob-$b4" ] && [ -e "$d/.tmq/blob-$orphan" ]
+	run --separate-stderr tmq-topic prune --before now big
+	assert_success
+	[ ! -e "$d/0-20200101_0.tmf" ]
+	[ ! -e "$d/.tmq/blob-$b4" ]
+	[ ! -e "$d/.tmq/blob-$orphan" ]
+	[ -e "$d/.tmq/blob-$b1" ]
+	tmq-get -o 2 -n 1 -F %s big | cmp - f1
+	run tmq-get -o 3 -n 1 big
+	assert_output small
+	# A blob written just now, its line in no file yet (a put under way),
+	# stays however old the files are.
+	echo new >"$d/.tmq/blob-$orphan"
+	run --separate-stderr tmq-topic prune --before now big
+	assert_success
+	[ -e "$d/.tmq/blob-$orphan" ]
+}
+
 @test "a group member gets the payload itself" {
 	tmq-topic create --max-message 1M m
 	head -c 300000 /dev/urandom >f

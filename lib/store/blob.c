@@ -1,4 +1,5 @@
 /* blob.c: blob files and the references to them (see blob.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <xxhash.h>
 
 #include "store/blob.h"
+#include "store/dirlist.h"
 #include "store/dotdir.h"
 #include "util/escape.h"
 #include "util/grow.h"
@@ -301,3 +303,47 @@ tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
 	p->len = r.size;
 	return 1;
 }
+
+int
+tmq_blob_sweep(const struct tmq_topic *t, double before, unsigned *removed,
+    struct tmq_error *e)
+{
+	size_t pre = sizeof TMQ_DOT_BLOB - 1;
+	struct dirent *d;
+	DIR *dir;
+	int dfd, got, rc = 0;
+
+	*removed = 0;
+	if ((dfd = tmq_dot_open(t->dirfd, 0)) < 0)
+		return errno == ENOENT ? 0 : tmq_fail_errno(e, "%s/%s", t->name,
+		    TMQ_DOT_DIR);
+	if ((dir = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
+	}
+	while ((got = tmq_dir_next(dir, &d)) > 0) {
+		struct stat st;
+
+		if (strncmp(d->d_name, TMQ_DOT_BLOB, pre) != 0 ||
+		    strlen(d->d_name) != pre + TMQ_BLOB_HASH_HEX ||
+		    strspn(d->d_name + pre, "0123456789abcdef") !=
+		    TMQ_BLOB_HASH_HEX)
+			continue;
+		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) ||
+		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= before)
+			continue;
+		if (unlinkat(dirfd(dir), d->d_name, 0) == 0)
+			(*removed)++;
+		else if (errno != ENOENT && errno != EACCES && errno != EPERM) {
+			rc = tmq_fail_errno(e, "%s/%s/%s: cannot remove it",
+			    t->name, TMQ_DOT_DIR, d->d_name);
+			break;
+		}
+	}
+	if (got < 0 && rc == 0)
+		rc = tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
+	closedir(dir);
+	return rc;
+}
+

@@ -55,6 +55,13 @@ int tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
  * (grown, of *cap bytes) and make p the payload it refers to: 1; 0 when p
  * is no reference (left as it is); -1 with e saying what is wrong with the
  * reference or its file. */
+/* Remove t's blobs last written before `before` (Unix seconds, by their
+ * modification time: a put writes its blob anew each time, just before
+ * the line that refers to it), how many in *removed.  Only names of blobs
+ * that are regular files are taken; one this user may not remove is left.
+ * For prune (prune.c says when no line left can refer to them). */
+int tmq_blob_sweep(const struct tmq_topic *t, double before,
+    unsigned *removed, struct tmq_error *e);
 int tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
     unsigned char **buf, size_t *cap, struct tmq_error *e);
 /* 1 when p is a blob reference of t (a message of the type tmq.blob). */

@@ -27,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "store/blob.h"
 #include "store/directread.h"
 #include "store/dirlist.h"
 #include "store/dotdir.h"
@@ -43,6 +45,12 @@
 #include "store/regfile.h"
 #include "store/replace.h"
 
+/* Blobs (blob.h) go once the files left are this much younger than
+ * their last write (seconds): a put writes its blob just before the line
+ * that refers to it, into the file of its day; the margin takes in the
+ * clocks of other machines, and a day's file begun just after. */
+#define BLOB_MARGIN (2 * 86400.0)
+
 #define TMP_NAME TMQ_DOT_ARCHIVE_TMP
 #define LOCK_NAME TMQ_DOT_ARCHIVE_LOCK
 
@@ -53,6 +61,19 @@ struct archive {
 	int dotfd;		/* DIR/NAME/.tmq */
 	int lockfd;		/* DIR/NAME/.tmq/archive.lock */
 };
+
+/* The Unix time at which the UTC day YYYYMMDD begins. */
+static double
+day_start(unsigned day)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = (int)(day / 10000) - 1900;
+	tm.tm_mon = (int)(day / 100 % 100) - 1;
+	tm.tm_mday = (int)(day % 100);
+	return (double)timegm(&tm);
+}
 
 /* What the archive holds of a file's name: nothing, the same file, its
  * start (a copy cut short), or other messages. */
@@ -470,8 +491,10 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 	const struct tmq_pfile **go = NULL;
 	uint64_t *ends = NULL;
 	enum held *held = NULL;
+	unsigned char *gone = NULL;
 	struct archive a;
 	size_t n, i, ngo = 0;
+	unsigned oldest = 0, blobs;
 	int rc = 0;
 
 	memset(&a, 0, sizeof a);
@@ -486,7 +509,8 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 	go = calloc(n + 1, sizeof *go);
 	ends = calloc(n + 1, sizeof *ends);
 	held = calloc(n + 1, sizeof *held);
-	if (go == NULL || ends == NULL || held == NULL) {
+	gone = calloc(n + 1, 1);
+	if (go == NULL || ends == NULL || held == NULL || gone == NULL) {
 		rc = tmq_fail(e, "out of memory");
 		goto out;
 	}
@@ -526,9 +550,20 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 				break;
 			}
 		}
+		gone[go[i] - files] = !o->dry_run;
 		if (o->each != NULL)
 			o->each(o->arg, go[i]);
 	}
+	/* The blobs no line left can refer to: those last written well
+	 * before the oldest day of the files left.  Not into an archive,
+	 * which would need them (not carried there yet: tmq-topic(1)). */
+	for (i = 0; i < n; i++)
+		if (!gone[i] && (oldest == 0 || files[i].day < oldest))
+			oldest = files[i].day;
+	if (rc == 0 && !o->dry_run && o->archive == NULL && oldest != 0 &&
+	    tmq_blob_sweep(t, day_start(oldest) - BLOB_MARGIN, &blobs,
+	    e) < 0)
+		rc = -1;
 	/* The indexes of the files gone (partindex.h), and of those a
 	 * killed run removed: no index is left for a file that is not. */
 	if (!o->dry_run && tmq_pidx_sweep(t->dirfd) < 0 && rc == 0)
@@ -539,6 +574,7 @@ out:
 	free(go);
 	free(ends);
 	free(held);
+	free(gone);
 	free(files);
 	return rc;
 }
