@@ -265,6 +265,32 @@ hash_at() {
 	[ -e "$d/.tmq/blob-$orphan" ]
 }
 
+@test "prune --archive carries the blobs of the files it moves: the archive reads them whole; the topic keeps those its lines left need" {
+	local d=$TMQ_ROOT/big today b1 b4
+	tmq-topic create --max-message 1M big
+	head -c 200000 /dev/urandom >f1
+	head -c 200000 /dev/urandom >f4
+	tmq-put -b -l big <f1
+	tmq-put -b -l big <f4
+	b1=$(hash_at big 0) b4=$(hash_at big 1)
+	today=$(ls "$d" | grep '^0-')
+	mv "$d/$today" "$d/0-20200101_0.tmf"
+	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$b1" "$d/.tmq/blob-$b4"
+	tmq-put -b -l big <f1
+	run --separate-stderr tmq-topic prune --before now --archive "$BATS_TEST_TMPDIR/arch" big
+	assert_success
+	assert_equal "$stderr" ''
+	[ -e "$BATS_TEST_TMPDIR/arch/big/0-20200101_0.tmf" ]
+	TMQ_ROOT=$BATS_TEST_TMPDIR/arch tmq-get -o 0 -n 1 -F %s big | cmp - f1
+	TMQ_ROOT=$BATS_TEST_TMPDIR/arch tmq-get -o 1 -n 1 -F %s big | cmp - f4
+	run --separate-stderr tmq-dump -d "$BATS_TEST_TMPDIR/arch" --verify big
+	assert_success
+	# The topic: b4 went (in the archive now), b1 stays for its line left.
+	[ ! -e "$d/.tmq/blob-$b4" ]
+	[ -e "$d/.tmq/blob-$b1" ]
+	tmq-get -o 2 -n 1 -F %s big | cmp - f1
+}
+
 @test "a group member gets the payload itself" {
 	tmq-topic create --max-message 1M m
 	head -c 300000 /dev/urandom >f

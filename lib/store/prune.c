@@ -18,6 +18,9 @@
  *     copy equal to the topic's file and removes the latter, or copies
  *     again.  A copy cut short by an older tmq, which wrote in place, is
  *     the start of the topic's file: it is completed the same way;
+ *   - the blobs a file's lines refer to are written into the archive
+ *     before the file goes (carry_blobs), so that nothing the archive
+ *     holds refers to a blob it has not;
  *   - DIR/NAME/.tmq/archive.lock, held by the prune at work, makes
  *     prunes into one archive one at a time (two roots may share it), so
  *     that a temporary copy found there is a killed run's. */
@@ -36,6 +39,8 @@
 #include "store/dotdir.h"
 #include "store/filelock.h"
 #include "store/holes.h"
+#include "store/linereader.h"
+#include "codec/message.h"
 #include "codec/keys.h"
 #include "codec/names.h"
 #include "store/partindex.h"
@@ -437,11 +442,72 @@ copy_tmp(struct archive *a, const struct tmq_topic *t, const char *name,
 }
 
 /* Move one file into the archive (see the top of this file). */
+/* Carry into the archive the blobs (blob.h) that pf's lines, up to end,
+ * refer to, before pf goes there: its readers need them.  Read as a reader
+ * reads the file, each line decoded: what archiving the file costs.  A
+ * blob the topic has lost, or that is damaged, is not carried (its line is
+ * as corrupt there as here). */
+static int
+carry_blobs(struct archive *a, const struct tmq_topic *t,
+    const struct tmq_pfile *pf, uint64_t end, struct tmq_error *e)
+{
+	struct tmq_linereader lr;
+	struct tmq_codec c;
+	struct tmq_error le;
+	struct tmq_line l;
+	struct tmq_msg m;
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	int got, rc = 0;
+
+	if (tmq_topic_type_index(t, TMQ_BLOB_TYPE) < 0)
+		return 0;	/* a topic without blobs */
+	if (tmq_codec_init(&c, e) < 0)
+		return -1;
+	if (tmq_lr_open(&lr, t, pf->partition, t->key_width, e) < 0) {
+		tmq_codec_free(&c);
+		return -1;
+	}
+	if (tmq_lr_seek(&lr, pf->first, NULL, e) < 0)
+		rc = -1;
+	while (rc == 0 && (got = tmq_lr_next(&lr, &l, e)) != 0) {
+		struct tmq_blobref br;
+		struct tmq_payload p;
+
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (l.offset >= end)
+			break;
+		if (l.problem != NULL || tmq_line_decode(&c, t->key_width,
+		    t->ntypes, l.p, l.n, &m, &le) < 0)
+			continue;
+		p = m.payload;
+		if (!tmq_blob_is_ref(t, &p) ||
+		    tmq_blob_ref_parse(p.data, p.len, &br, &le) < 0 ||
+		    tmq_blob_resolve(t, &p, &buf, &cap, &le) != 1)
+			continue;
+		if (tmq_blob_write(&a->at, &br, p.data, e) < 0)
+			rc = -1;
+	}
+	if (rc < 0)
+		tmq_fail_prefix(e, "%s: cannot archive %s", t->name, pf->name);
+	free(buf);
+	tmq_lr_close(&lr);
+	tmq_codec_free(&c);
+	return rc;
+}
+
 static int
 archive_one(struct archive *a, const struct tmq_topic *t,
-    const struct tmq_pfile *pf, enum held held, struct tmq_error *e)
+    const struct tmq_pfile *pf, uint64_t end, enum held held,
+    struct tmq_error *e)
 {
 	int rc = 0, saved;
+
+	if (carry_blobs(a, t, pf, end, e) < 0)
+		return -1;
 
 	if (held == HELD_NONE &&
 	    tmq_rename_noreplace(t->dirfd, pf->name, a->at.dirfd, pf->name,
@@ -539,7 +605,8 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 			continue;
 		if (!o->dry_run) {
 			if (o->archive != NULL) {
-				if (archive_one(&a, t, go[i], held[i], e) < 0) {
+				if (archive_one(&a, t, go[i], ends[i], held[i],
+				    e) < 0) {
 					rc = -1;
 					break;
 				}
@@ -555,12 +622,12 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 			o->each(o->arg, go[i]);
 	}
 	/* The blobs no line left can refer to: those last written well
-	 * before the oldest day of the files left.  Not into an archive,
-	 * which would need them (not carried there yet: tmq-topic(1)). */
+	 * before the oldest day of the files left (an archive has those its
+	 * files refer to: carry_blobs). */
 	for (i = 0; i < n; i++)
 		if (!gone[i] && (oldest == 0 || files[i].day < oldest))
 			oldest = files[i].day;
-	if (rc == 0 && !o->dry_run && o->archive == NULL && oldest != 0 &&
+	if (rc == 0 && !o->dry_run && oldest != 0 &&
 	    tmq_blob_sweep(t, day_start(oldest) - BLOB_MARGIN, &blobs,
 	    e) < 0)
 		rc = -1;
