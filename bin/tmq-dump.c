@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "store/dotdir.h"
 #include "util/escape.h"
+#include "util/grow.h"
 #include "store/linereader.h"
 #include "codec/message.h"
 #include "codec/names.h"
@@ -28,7 +29,18 @@ struct dump {
 	unsigned long files, lines, corrupt, indexes, wrong;
 	unsigned char *blob;		/* the last blob read (blob.h) */
 	size_t blob_cap;
+	/* --verify of a whole topic: the hashes its lines refer to, to find
+	 * the blobs none does (orphans) */
+	char (*refs)[TMQ_BLOB_HASH_HEX + 1];
+	size_t nrefs, refs_cap;
+	int refs_lost;			/* out of memory: no orphan said */
+	unsigned long orphans;
+	const struct tmq_topic *topic;	/* the one being verified */
 };
+
+/* A blob a put left without its line (killed between the two), older than
+ * a put takes: said, not corrupt. */
+#define ORPHAN_AGE 60
 
 /* What the options set, and the counts of the run. */
 static struct dump run;
@@ -70,6 +82,19 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	    l->p, l->n, &m, &e) < 0)
 		why = e.msg;
 	/* A blob reference: its payload, checked (--verify too). */
+	if (why == NULL && d->verify && tmq_blob_is_ref(t, &m.payload)) {
+		struct tmq_blobref br;
+
+		if (tmq_blob_ref_parse(m.payload.data, m.payload.len, &br,
+		    &e) == 0) {
+			if (tmq_grow(&d->refs, &d->refs_cap, d->nrefs + 1,
+			    sizeof *d->refs) < 0)
+				d->refs_lost = 1;
+			else
+				memcpy(d->refs[d->nrefs++], br.hash,
+				    sizeof *d->refs);
+		}
+	}
 	if (why == NULL && tmq_blob_resolve(t, &m.payload, &d->blob,
 	    &d->blob_cap, &e) < 0)
 		why = e.msg;
@@ -105,6 +130,25 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	tmq_escape_terminal(stdout, m.payload.data, m.payload.len);
 	putchar('\n');
 	return 0;
+}
+
+static void
+say_orphan(void *arg, const char *hash)
+{
+	struct dump *d = arg;
+
+	d->orphans++;
+	fflush(stdout);
+	tmq_progress_done();
+	tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it (a put killed before "
+	    "its line left it; tmq-topic prune removes it)", d->topic->name,
+	    TMQ_DOT_DIR, TMQ_DOT_BLOB, hash);
+}
+
+static int
+cmp_ref(const void *a, const void *b)
+{
+	return strcmp(a, b);
 }
 
 /* "TOPIC: what went wrong" on stderr; returns -1. */
@@ -237,7 +281,9 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 			return -1;
 		}
 		rc = dump_partition(d, &t, &dl, pf.partition, file);
-	} else
+	} else {
+		d->nrefs = 0;
+		d->refs_lost = 0;
 		for (p = 0; p < t.partitions && !ferror(stdout); p++) {
 			r = dump_partition(d, &t, &dl, p, NULL);
 			if (r < 0 || rc < 0)
@@ -245,6 +291,18 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 			else
 				rc |= r;
 		}
+		/* The whole topic read: the blobs none of its lines refers
+		 * to, older than a put under way takes. */
+		if (d->verify && rc >= 0 && !d->refs_lost) {
+			if (d->nrefs > 1)
+				qsort(d->refs, d->nrefs, sizeof *d->refs,
+				    cmp_ref);
+			d->topic = &t;
+			if (tmq_blob_orphans(&t, d->refs, d->nrefs,
+			    tmq_now() - ORPHAN_AGE, say_orphan, d, &e) < 0)
+				rc = report_topic(&t, &e);
+		}
+	}
 	tmq_dirlist_free(&dl);
 	tmq_topic_close(&t);
 	return rc;
@@ -438,6 +496,9 @@ main(int argc, char **argv)
 		if (run.wrong > 0)
 			printf(", %lu index%s, %lu wrong", run.indexes,
 			    run.indexes == 1 ? "" : "es", run.wrong);
+		if (run.orphans > 0)
+			printf(", %lu orphan blob%s", run.orphans,
+			    run.orphans == 1 ? "" : "s");
 		putchar('\n');
 	}
 	if (fd >= 0)
@@ -445,6 +506,7 @@ main(int argc, char **argv)
 	free(path);
 	tmq_codec_free(&run.codec);
 	free(run.blob);
+	free(run.refs);
 	if (tmq_close_stdout(&cmd) < 0)
 		return TMQ_EXIT_FAIL;
 	return bad ? TMQ_EXIT_FAIL : TMQ_EXIT_OK;

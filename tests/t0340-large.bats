@@ -291,6 +291,28 @@ hash_at() {
 	tmq-get -o 2 -n 1 -F %s big | cmp - f1
 }
 
+@test "tmq-dump --verify says the blobs no line refers to (a killed put's), older than a put takes; exit 0, not corrupt" {
+	local d=$TMQ_ROOT/big orphan=0123456789abcdef0123456789abcdef
+	tmq-topic create --max-message 1M big
+	head -c 200000 /dev/urandom >f1
+	tmq-put -b -l big <f1
+	echo lost >"$d/.tmq/blob-$orphan"
+	# Just made: a put may be about to write its line.
+	run --separate-stderr tmq-dump --verify big
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt'
+	assert_equal "$stderr" ''
+	touch -d '1 hour ago' "$d/.tmq/blob-$orphan"
+	run --separate-stderr tmq-dump --verify big
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt, 1 orphan blob'
+	assert_equal "$stderr" "tmq-dump: big/.tmq/blob-$orphan: no line refers to it (a put killed before its line left it; tmq-topic prune removes it)"
+	# A file alone is not the topic: nothing is said of its blobs.
+	run --separate-stderr tmq-dump --verify "$TMQ_ROOT/big/$(ls "$d" | grep '^0-')"
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt'
+}
+
 @test "a group member gets the payload itself" {
 	tmq-topic create --max-message 1M m
 	head -c 300000 /dev/urandom >f

@@ -347,3 +347,45 @@ tmq_blob_sweep(const struct tmq_topic *t, double before, unsigned *removed,
 	return rc;
 }
 
+static int
+cmp_hash(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int
+tmq_blob_orphans(const struct tmq_topic *t,
+    char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
+    void (*orphan)(void *arg, const char *hash), void *arg,
+    struct tmq_error *e)
+{
+	size_t pre = sizeof TMQ_DOT_BLOB - 1;
+	struct dirent *d;
+	DIR *dir;
+	int dfd, got;
+
+	if ((dfd = tmq_dot_open(t->dirfd, 0)) < 0)
+		return errno == ENOENT ? 0 : tmq_fail_errno(e, "%s/%s", t->name,
+		    TMQ_DOT_DIR);
+	if ((dir = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
+	}
+	while ((got = tmq_dir_next(dir, &d)) > 0) {
+		const char *h = d->d_name + pre;
+		struct stat st;
+
+		if (strncmp(d->d_name, TMQ_DOT_BLOB, pre) != 0 ||
+		    strlen(h) != TMQ_BLOB_HASH_HEX ||
+		    strspn(h, "0123456789abcdef") != TMQ_BLOB_HASH_HEX ||
+		    fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) ||
+		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= before)
+			continue;
+		if (n == 0 || bsearch(h, refs, n, sizeof *refs, cmp_hash) == NULL)
+			orphan(arg, h);
+	}
+	closedir(dir);
+	return got < 0 ? tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR) : 0;
+}
+
