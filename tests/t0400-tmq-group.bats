@@ -1284,8 +1284,9 @@ tmq-group: write error on standard output"
 	local before=$output
 	# A file size limit of 0 fails the commit's write (EFBIG), after the
 	# look at the log found it writable; the table and the message go
-	# through pipes, to which the limit does not apply.
-	run --separate-stderr bash -c '(trap "" XFSZ; ulimit -f 0 && exec tmq-group reset G --shift-by 3) 2> >(cat >&2) | cat; exit "${PIPESTATUS[0]}"'
+	# through pipes, to which the limit does not apply; the one stderr
+	# goes through is waited for, so that what it says is all here.
+	run --separate-stderr bash -c '{ (trap "" XFSZ; ulimit -f 0 && exec tmq-group reset G --shift-by 3) | cat; rc=${PIPESTATUS[0]}; } 2> >(cat >&2); wait $!; exit "$rc"'
 	assert_failure 1
 	assert_line --index 0 --regexp '^PARTITION +OLD-OFFSET +NEW-OFFSET$'
 	assert_equal "$stderr" "tmq-group: G: the reset above was not applied: --group--G: partition 0: write failed: File too large"
