@@ -226,22 +226,27 @@ hash_at() {
 	    sed 's/.*"xxh3_128": *"\([0-9a-f]*\)".*/\1/'
 }
 
-@test "prune removes the blobs no line left refers to: those of the files pruned, and orphans, not one put again since, not before their time, not in a dry run" {
-	local d=$TMQ_ROOT/big today b1 b4 orphan
+# two_old_blobs: topic big (d its directory) with the payloads f1 and f4
+# (blobs b1 and b4) at offsets 0 and 1, in a day file of 2020-01-01, their
+# blobs last written then.
+two_old_blobs() {
+	d=$TMQ_ROOT/big
 	tmq-topic create --max-message 1M big
 	head -c 200000 /dev/urandom >f1
 	head -c 200000 /dev/urandom >f4
 	tmq-put -b -l big <f1
 	tmq-put -b -l big <f4
 	b1=$(hash_at big 0) b4=$(hash_at big 1)
-	# Those two lines an old day's, their blobs last written then; an
-	# orphan as a put killed between its blob and its line leaves.
-	today=$(ls "$d" | grep '^0-')
-	mv "$d/$today" "$d/0-20200101_0.tmf"
-	orphan=0123456789abcdef0123456789abcdef
+	mv "$d/$(ls "$d" | grep '^0-')" "$d/0-20200101_0.tmf"
+	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$b1" "$d/.tmq/blob-$b4"
+}
+
+@test "prune removes the blobs no line left refers to: those of the files pruned, and orphans, not one put again since, not before their time, not in a dry run" {
+	local d b1 b4 orphan=0123456789abcdef0123456789abcdef
+	two_old_blobs
+	# An orphan as a put killed between its blob and its line leaves.
 	echo lost >"$d/.tmq/blob-$orphan"
-	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$b1" "$d/.tmq/blob-$b4" \
-	    "$d/.tmq/blob-$orphan"
+	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$orphan"
 	# f1 put again today: its blob is written anew.
 	tmq-put -b -l big <f1
 	tmq-put big small
@@ -266,16 +271,8 @@ hash_at() {
 }
 
 @test "prune --archive carries the blobs of the files it moves: the archive reads them whole; the topic keeps those its lines left need" {
-	local d=$TMQ_ROOT/big today b1 b4
-	tmq-topic create --max-message 1M big
-	head -c 200000 /dev/urandom >f1
-	head -c 200000 /dev/urandom >f4
-	tmq-put -b -l big <f1
-	tmq-put -b -l big <f4
-	b1=$(hash_at big 0) b4=$(hash_at big 1)
-	today=$(ls "$d" | grep '^0-')
-	mv "$d/$today" "$d/0-20200101_0.tmf"
-	touch -d '2020-01-01 12:00' "$d/.tmq/blob-$b1" "$d/.tmq/blob-$b4"
+	local d b1 b4
+	two_old_blobs
 	tmq-put -b -l big <f1
 	run --separate-stderr tmq-topic prune --before now --archive "$BATS_TEST_TMPDIR/arch" big
 	assert_success

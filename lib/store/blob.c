@@ -304,65 +304,19 @@ tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
 	return 1;
 }
 
-int
-tmq_blob_sweep(const struct tmq_topic *t, double before, unsigned *removed,
-    struct tmq_error *e)
+/* Call fn for each of t's blobs (a regular file of a blob's name) last
+ * written before `before`, with .tmq's descriptor, the name and the hash
+ * in it; fn returns 0 to go on, -1 (e set) to stop.  0, or -1 (e set, when
+ * .tmq could not be read to its end or fn stopped). */
+static int
+each_old_blob(const struct tmq_topic *t, double before,
+    int (*fn)(void *arg, int dfd, const char *name, const char *hash,
+    struct tmq_error *e), void *arg, struct tmq_error *e)
 {
 	size_t pre = sizeof TMQ_DOT_BLOB - 1;
 	struct dirent *d;
 	DIR *dir;
 	int dfd, got, rc = 0;
-
-	*removed = 0;
-	if ((dfd = tmq_dot_open(t->dirfd, 0)) < 0)
-		return errno == ENOENT ? 0 : tmq_fail_errno(e, "%s/%s", t->name,
-		    TMQ_DOT_DIR);
-	if ((dir = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
-	}
-	while ((got = tmq_dir_next(dir, &d)) > 0) {
-		struct stat st;
-
-		if (strncmp(d->d_name, TMQ_DOT_BLOB, pre) != 0 ||
-		    strlen(d->d_name) != pre + TMQ_BLOB_HASH_HEX ||
-		    strspn(d->d_name + pre, "0123456789abcdef") !=
-		    TMQ_BLOB_HASH_HEX)
-			continue;
-		if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) ||
-		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= before)
-			continue;
-		if (unlinkat(dirfd(dir), d->d_name, 0) == 0)
-			(*removed)++;
-		else if (errno != ENOENT && errno != EACCES && errno != EPERM) {
-			rc = tmq_fail_errno(e, "%s/%s/%s: cannot remove it",
-			    t->name, TMQ_DOT_DIR, d->d_name);
-			break;
-		}
-	}
-	if (got < 0 && rc == 0)
-		rc = tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
-	closedir(dir);
-	return rc;
-}
-
-static int
-cmp_hash(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-int
-tmq_blob_orphans(const struct tmq_topic *t,
-    char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
-    void (*orphan)(void *arg, const char *hash), void *arg,
-    struct tmq_error *e)
-{
-	size_t pre = sizeof TMQ_DOT_BLOB - 1;
-	struct dirent *d;
-	DIR *dir;
-	int dfd, got;
 
 	if ((dfd = tmq_dot_open(t->dirfd, 0)) < 0)
 		return errno == ENOENT ? 0 : tmq_fail_errno(e, "%s/%s", t->name,
@@ -382,10 +336,82 @@ tmq_blob_orphans(const struct tmq_topic *t,
 		    !S_ISREG(st.st_mode) ||
 		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= before)
 			continue;
-		if (n == 0 || bsearch(h, refs, n, sizeof *refs, cmp_hash) == NULL)
-			orphan(arg, h);
+		if ((rc = fn(arg, dirfd(dir), d->d_name, h, e)) < 0)
+			break;
 	}
+	if (got < 0 && rc == 0)
+		rc = tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR);
 	closedir(dir);
-	return got < 0 ? tmq_fail_errno(e, "%s/%s", t->name, TMQ_DOT_DIR) : 0;
+	return rc;
 }
 
+struct sweep {
+	const struct tmq_topic *t;
+	unsigned removed;
+};
+
+static int
+sweep_one(void *arg, int dfd, const char *name, const char *hash,
+    struct tmq_error *e)
+{
+	struct sweep *w = arg;
+
+	(void)hash;
+	if (unlinkat(dfd, name, 0) == 0)
+		w->removed++;
+	else if (errno != ENOENT && errno != EACCES && errno != EPERM)
+		return tmq_fail_errno(e, "%s/%s/%s: cannot remove it",
+		    w->t->name, TMQ_DOT_DIR, name);
+	return 0;
+}
+
+int
+tmq_blob_sweep(const struct tmq_topic *t, double before, unsigned *removed,
+    struct tmq_error *e)
+{
+	struct sweep w = { .t = t };
+	int rc = each_old_blob(t, before, sweep_one, &w, e);
+
+	*removed = w.removed;
+	return rc;
+}
+
+static int
+cmp_hash(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+struct orphans {
+	char (*refs)[TMQ_BLOB_HASH_HEX + 1];
+	size_t n;
+	void (*orphan)(void *arg, const char *hash);
+	void *arg;
+};
+
+static int
+orphan_one(void *arg, int dfd, const char *name, const char *hash,
+    struct tmq_error *e)
+{
+	struct orphans *o = arg;
+
+	(void)dfd;
+	(void)name;
+	(void)e;
+	if (o->n == 0 || bsearch(hash, o->refs, o->n, sizeof *o->refs,
+	    cmp_hash) == NULL)
+		o->orphan(o->arg, hash);
+	return 0;
+}
+
+int
+tmq_blob_orphans(const struct tmq_topic *t,
+    char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
+    void (*orphan)(void *arg, const char *hash), void *arg,
+    struct tmq_error *e)
+{
+	struct orphans o = { .refs = refs, .n = n, .orphan = orphan,
+	    .arg = arg };
+
+	return each_old_blob(t, before, orphan_one, &o, e);
+}
