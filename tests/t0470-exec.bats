@@ -492,6 +492,20 @@ print(" ".join("%d=%d" % (p["partition"], p["end"]) for p in d["partitions"]))')
 	run --separate-stderr tmq-get -g N -o now --exec cat ev
 	assert_success
 	assert_output ""
+	# --commit is what --exec does anyway: taken, the same.
+	run --separate-stderr tmq-get -g G --commit --exec cat ev
+	assert_success
+	assert_equal "$output" 3
+	assert_equal "$(committed)" "0=3"
+	# --until: what was put after it is not run.
+	t=$(date +%s.%N)
+	printf 'd\t4\n' | tmq-put -K '\t' ev
+	run --separate-stderr tmq-get -g U --until "@$t" --exec cat ev
+	assert_success
+	assert_equal "$output" "1
+2
+3"
+	assert_equal "$(committed U)" "0=3"
 }
 
 @test "errors: usage, a command not found, a bad command line, a dead letter topic missing" {
