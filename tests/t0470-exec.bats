@@ -481,7 +481,7 @@ d = json.load(sys.stdin)
 print(" ".join("%d=%d" % (p["partition"], p["end"]) for p in d["partitions"]))')"
 }
 
-@test "-n N runs N messages; --until and --from start|now bound the reading as without --exec" {
+@test "-n N runs N messages; --until and --from start|now bound the reading as without --exec; --commit is taken, the same" {
 	make_ev 1
 	printf 'a\t1\nb\t2\nc\t3\n' | tmq-put -K '\t' ev
 	run --separate-stderr tmq-get -g G -n 2 --exec cat ev
