@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "store/dirlist.h"
@@ -753,13 +754,14 @@ tmq_live_waiting(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	return alive;
 }
 
-int
-tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
-    uint32_t id, double now, double *silent, double *timeout)
+/* For observers: member id's lock file, open to read (a regular file
+ * only, regfile.h), or -1 when the id was never claimed or has none. */
+static int
+open_member_file(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t id)
 {
 	const struct tmq_gmember *m = tmq_gstate_find(s, id);
 	char name[64];
-	struct stat st;
 	int dfd, fd;
 
 	if (m == NULL || !m->claimed ||
@@ -768,7 +770,17 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 	live_name(m->tag, name, sizeof name);
 	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
 	close(dfd);
-	if (fd < 0)
+	return fd;
+}
+
+int
+tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
+    uint32_t id, double now, double *silent, double *timeout)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open_member_file(w, s, id)) < 0)
 		return -1;
 	*timeout = timeout_in(fd);
 	if (fstat(fd, &st) < 0 || *timeout == 0) {
@@ -785,45 +797,38 @@ tmq_live_silence(const struct tmq_live_where *w, const struct tmq_gstate *s,
 int
 tmq_live_publish(int fd, double session, const char *text, size_t len)
 {
-	char *buf;
+	char line[32];
+	struct iovec v[2];
 	size_t n;
-	int rc = 0;
 
 	if (fd < 0 || len > TMQ_XREPORT_MAX_TEXT)
 		return -1;
-	if ((buf = malloc(len + 32)) == NULL)
+	v[0].iov_base = line;
+	v[0].iov_len = (size_t)snprintf(line, sizeof line, "%.3f\n",
+	    session > 0 ? session : 0);
+	v[1].iov_base = (void *)text;
+	v[1].iov_len = len;
+	n = v[0].iov_len + len;
+	/* The new text first, in one write, then the old one's tail cut: a
+	 * reader sees the one or the other whole, with at worst a tail past
+	 * its "end" line, which it ignores. */
+	if (pwritev(fd, v, 2, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0)
 		return -1;
-	n = (size_t)snprintf(buf, 32, "%.3f\n", session > 0 ? session : 0);
-	memcpy(buf + n, text, len);
-	n += len;
-	/* The new text first, then the old one's tail cut: a reader sees
-	 * the one or the other whole, with at worst a tail past its "end"
-	 * line, which it ignores. */
-	if (pwrite(fd, buf, n, 0) != (ssize_t)n || ftruncate(fd, (off_t)n) < 0)
-		rc = -1;
-	free(buf);
-	return rc;
+	return 0;
 }
 
 int
 tmq_live_report(const struct tmq_live_where *w, const struct tmq_gstate *s,
     uint32_t id, struct tmq_xreport *r)
 {
-	const struct tmq_gmember *m = tmq_gstate_find(s, id);
 	size_t cap = 32 + TMQ_XREPORT_MAX_TEXT;
-	char name[64], *buf, *nl;
+	char *buf, *nl;
 	struct stat st;
 	ssize_t n;
-	int dfd, fd, rc;
+	int fd, rc;
 
 	memset(r, 0, sizeof *r);
-	if (m == NULL || !m->claimed ||
-	    (dfd = tmq_dot_open(w->logdirfd, 0)) < 0)
-		return 0;
-	live_name(m->tag, name, sizeof name);
-	fd = tmq_open_regular(dfd, name, O_RDONLY, 0, NULL);
-	close(dfd);
-	if (fd < 0)
+	if ((fd = open_member_file(w, s, id)) < 0)
 		return 0;
 	/* Only a file its owner alone may write is the member's word. */
 	if (fstat(fd, &st) < 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
