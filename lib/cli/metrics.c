@@ -87,12 +87,12 @@ tmq_prom_label_value(FILE *out, const char *s)
 			putc(*s, out);
 }
 
-/* Labels: scrape, group, topic (NULL: left out), partition (-1: left
- * out). */
+/* Labels: scrape, group, topic (NULL: left out), partition and member
+ * (-1: left out). */
 static int
 add_labels(struct tmq_metrics *m, enum fam f, const char *scrape,
-    const char *group, const char *topic, long partition, const char *value,
-    struct tmq_error *e)
+    const char *group, const char *topic, long partition, long long member,
+    const char *value, struct tmq_error *e)
 {
 	struct tmq_sample *s;
 	char *buf = NULL;
@@ -123,6 +123,8 @@ add_labels(struct tmq_metrics *m, enum fam f, const char *scrape,
 	}
 	if (partition >= 0)
 		fprintf(mem, ",partition=\"%ld\"", partition);
+	if (member >= 0)
+		fprintf(mem, ",member=\"%lld\"", member);
 	putc('}', mem);
 	if (fclose(mem) != 0) {
 		free(buf);
@@ -139,7 +141,18 @@ static int
 add(struct tmq_metrics *m, enum fam f, const char *group, const char *topic,
     long partition, const char *value, struct tmq_error *e)
 {
-	return add_labels(m, f, NULL, group, topic, partition, value, e);
+	return add_labels(m, f, NULL, group, topic, partition, -1, value, e);
+}
+
+static int
+add_num(struct tmq_metrics *m, enum fam f, const char *group,
+    const char *topic, long partition, long long member,
+    unsigned long long v, struct tmq_error *e)
+{
+	char num[32];
+
+	snprintf(num, sizeof num, "%llu", v);
+	return add_labels(m, f, NULL, group, topic, partition, member, num, e);
 }
 
 static int
@@ -147,10 +160,7 @@ add_u64(struct tmq_metrics *m, enum fam f, const char *group,
     const char *topic, long partition, unsigned long long v,
     struct tmq_error *e)
 {
-	char num[32];
-
-	snprintf(num, sizeof num, "%llu", v);
-	return add(m, f, group, topic, partition, num, e);
+	return add_num(m, f, group, topic, partition, -1, v, e);
 }
 
 int
@@ -183,27 +193,6 @@ tmq_metrics_add_topic(struct tmq_metrics *m, const struct tmq_topic *t,
 		if (add(m, F_PART_NEWEST, NULL, t->name, p, num, e) < 0)
 			return -1;
 	}
-	return 0;
-}
-
-/* A sample of member's: the group's labels, then member="ID". */
-static int
-add_member(struct tmq_metrics *m, enum fam f, const char *group,
-    const char *topic, uint32_t member, unsigned long long v,
-    struct tmq_error *e)
-{
-	struct tmq_sample *s;
-	size_t len;
-	char *l;
-
-	if (add_u64(m, f, group, topic, -1, v, e) < 0)
-		return -1;
-	s = &m->s[m->n - 1];
-	len = strlen(s->labels);
-	if ((l = realloc(s->labels, len + 24)) == NULL)
-		return tmq_fail(e, "metrics: out of memory");
-	snprintf(l + len - 1, 25, ",member=\"%lu\"}", (unsigned long)member);
-	s->labels = l;
 	return 0;
 }
 
@@ -268,11 +257,11 @@ tmq_metrics_add_group(struct tmq_metrics *m, const struct tmq_group *g,
 
 		if (!gi->has_report[p])
 			continue;
-		if (add_member(m, F_EXEC_RUN, g->name, topic, id, r->run,
-		    e) < 0 || add_member(m, F_EXEC_RETRIED, g->name, topic, id,
-		    r->retried, e) < 0 || add_member(m, F_EXEC_DEAD, g->name,
-		    topic, id, r->dead, e) < 0 || add_member(m, F_EXEC_RUNNING,
-		    g->name, topic, id, r->n, e) < 0)
+		if (add_num(m, F_EXEC_RUN, g->name, topic, -1, id, r->run,
+		    e) < 0 || add_num(m, F_EXEC_RETRIED, g->name, topic, -1, id,
+		    r->retried, e) < 0 || add_num(m, F_EXEC_DEAD, g->name,
+		    topic, -1, id, r->dead, e) < 0 || add_num(m, F_EXEC_RUNNING,
+		    g->name, topic, -1, id, r->n, e) < 0)
 			return -1;
 	}
 	return 0;
@@ -295,10 +284,11 @@ tmq_metrics_add_scrape(struct tmq_metrics *m, const char *scrape,
 	char num[40];
 
 	snprintf(num, sizeof num, "%u", m->errors);
-	if (add_labels(m, F_SCRAPE_ERRORS, scrape, NULL, NULL, -1, num, e) < 0)
+	if (add_labels(m, F_SCRAPE_ERRORS, scrape, NULL, NULL, -1, -1, num,
+	    e) < 0)
 		return -1;
 	snprintf(num, sizeof num, "%.3f", tmq_now());
-	return add_labels(m, F_SCRAPE_TIME, scrape, NULL, NULL, -1, num, e);
+	return add_labels(m, F_SCRAPE_TIME, scrape, NULL, NULL, -1, -1, num, e);
 }
 
 void
