@@ -145,12 +145,6 @@ say_orphan(void *arg, const char *hash)
 	    TMQ_DOT_DIR, TMQ_DOT_BLOB, hash);
 }
 
-static int
-cmp_ref(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 /* "TOPIC: what went wrong" on stderr; returns -1. */
 static int
 report_topic(const struct tmq_topic *t, struct tmq_error *e)
@@ -294,9 +288,6 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 		/* The whole topic read: the blobs none of its lines refers
 		 * to, older than a put under way takes. */
 		if (d->verify && rc >= 0 && !d->refs_lost) {
-			if (d->nrefs > 1)
-				qsort(d->refs, d->nrefs, sizeof *d->refs,
-				    cmp_ref);
 			d->topic = &t;
 			if (tmq_blob_orphans(&t, d->refs, d->nrefs,
 			    tmq_now() - ORPHAN_AGE, say_orphan, d, &e) < 0)

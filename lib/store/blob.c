@@ -345,35 +345,25 @@ each_old_blob(const struct tmq_topic *t, double before,
 	return rc;
 }
 
-struct sweep {
-	const struct tmq_topic *t;
-	unsigned removed;
-};
-
 static int
 sweep_one(void *arg, int dfd, const char *name, const char *hash,
     struct tmq_error *e)
 {
-	struct sweep *w = arg;
+	const struct tmq_topic *t = arg;
 
 	(void)hash;
-	if (unlinkat(dfd, name, 0) == 0)
-		w->removed++;
-	else if (errno != ENOENT && errno != EACCES && errno != EPERM)
-		return tmq_fail_errno(e, "%s/%s/%s: cannot remove it",
-		    w->t->name, TMQ_DOT_DIR, name);
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT &&
+	    errno != EACCES && errno != EPERM)
+		return tmq_fail_errno(e, "%s/%s/%s: cannot remove it", t->name,
+		    TMQ_DOT_DIR, name);
 	return 0;
 }
 
 int
-tmq_blob_sweep(const struct tmq_topic *t, double before, unsigned *removed,
+tmq_blob_sweep(const struct tmq_topic *t, double before,
     struct tmq_error *e)
 {
-	struct sweep w = { .t = t };
-	int rc = each_old_blob(t, before, sweep_one, &w, e);
-
-	*removed = w.removed;
-	return rc;
+	return each_old_blob(t, before, sweep_one, (void *)t, e);
 }
 
 static int
@@ -413,5 +403,7 @@ tmq_blob_orphans(const struct tmq_topic *t,
 	struct orphans o = { .refs = refs, .n = n, .orphan = orphan,
 	    .arg = arg };
 
+	if (n > 1)
+		qsort(refs, n, sizeof *refs, cmp_hash);
 	return each_old_blob(t, before, orphan_one, &o, e);
 }

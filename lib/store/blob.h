@@ -57,13 +57,14 @@ int tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
  * reference or its file. */
 /* Remove t's blobs last written before `before` (Unix seconds, by their
  * modification time: a put writes its blob anew each time, just before
- * the line that refers to it), how many in *removed.  Only names of blobs
+ * the line that refers to it).  Only names of blobs
  * that are regular files are taken; one this user may not remove is left.
  * For prune (prune.c says when no line left can refer to them). */
 int tmq_blob_sweep(const struct tmq_topic *t, double before,
-    unsigned *removed, struct tmq_error *e);
+    struct tmq_error *e);
 /* For each of t's blobs (a regular file) last written before `before`
- * whose hash is not in refs (n hashes, sorted by strcmp), call orphan with
+ * whose hash is not in refs (n hashes, in any order: sorted here), call
+ * orphan with
  * its hash: a blob no line refers to (tmq-dump --verify).  -1 when .tmq
  * could not be read to its end. */
 int tmq_blob_orphans(const struct tmq_topic *t,

@@ -560,7 +560,7 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 	unsigned char *gone = NULL;
 	struct archive a;
 	size_t n, i, ngo = 0;
-	unsigned oldest = 0, blobs;
+	unsigned oldest = 0;
 	int rc = 0;
 
 	memset(&a, 0, sizeof a);
@@ -628,8 +628,7 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 		if (!gone[i] && (oldest == 0 || files[i].day < oldest))
 			oldest = files[i].day;
 	if (rc == 0 && !o->dry_run && oldest != 0 &&
-	    tmq_blob_sweep(t, day_start(oldest) - BLOB_MARGIN, &blobs,
-	    e) < 0)
+	    tmq_blob_sweep(t, day_start(oldest) - BLOB_MARGIN, e) < 0)
 		rc = -1;
 	/* The indexes of the files gone (partindex.h), and of those a
 	 * killed run removed: no index is left for a file that is not. */
