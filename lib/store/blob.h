@@ -55,24 +55,23 @@ int tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
  * (grown, of *cap bytes) and make p the payload it refers to: 1; 0 when p
  * is no reference (left as it is); -1 with e saying what is wrong with the
  * reference or its file. */
+int tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
+    unsigned char **buf, size_t *cap, struct tmq_error *e);
 /* Remove t's blobs last written before `before` (Unix seconds, by their
  * modification time: a put writes its blob anew each time, just before
- * the line that refers to it).  Only names of blobs
- * that are regular files are taken; one this user may not remove is left.
- * For prune (prune.c says when no line left can refer to them). */
+ * the line that refers to it).  Only names of blobs that are regular
+ * files are taken; one this user may not remove is left.  For prune
+ * (prune.c says when no line left can refer to them). */
 int tmq_blob_sweep(const struct tmq_topic *t, double before,
     struct tmq_error *e);
 /* For each of t's blobs (a regular file) last written before `before`
  * whose hash is not in refs (n hashes, in any order: sorted here), call
- * orphan with
- * its hash: a blob no line refers to (tmq-dump --verify).  -1 when .tmq
- * could not be read to its end. */
+ * orphan with its hash: a blob no line refers to (tmq-dump --verify).  -1
+ * when .tmq could not be read to its end. */
 int tmq_blob_orphans(const struct tmq_topic *t,
     char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
     void (*orphan)(void *arg, const char *hash), void *arg,
     struct tmq_error *e);
-int tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
-    unsigned char **buf, size_t *cap, struct tmq_error *e);
 /* 1 when p is a blob reference of t (a message of the type tmq.blob). */
 int tmq_blob_is_ref(const struct tmq_topic *t, const struct tmq_payload *p);
 
