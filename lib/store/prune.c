@@ -49,6 +49,8 @@
 #include "store/prune.h"
 #include "store/regfile.h"
 #include "store/replace.h"
+#include "util/grow.h"
+#include "util/idindex.h"
 
 /* Blobs (blob.h) go once the files left are this much younger than
  * their last write (seconds): a put writes its blob just before the line
@@ -65,6 +67,11 @@ struct archive {
 	struct tmq_topic at;	/* DIR/NAME, opened; at.dirfd -1 when none */
 	int dotfd;		/* DIR/NAME/.tmq */
 	int lockfd;		/* DIR/NAME/.tmq/archive.lock */
+	/* The blobs carried into it by this run (carry_blobs), each once:
+	 * their hashes, found by their first 32 bits. */
+	char (*carried)[TMQ_BLOB_HASH_HEX + 1];
+	size_t ncarried, carried_cap;
+	struct tmq_idindex carried_ix;
 };
 
 /* The Unix time at which the UTC day YYYYMMDD begins. */
@@ -102,6 +109,10 @@ archive_close(struct archive *a)
 	if (a->rootfd >= 0)
 		close(a->rootfd);
 	a->lockfd = a->dotfd = a->at.dirfd = a->rootfd = -1;
+	free(a->carried);
+	a->carried = NULL;
+	a->ncarried = a->carried_cap = 0;
+	tmq_idx_clear(&a->carried_ix);
 }
 
 /* The archive's definition is the topic's, or e says how it differs. */
@@ -441,7 +452,32 @@ copy_tmp(struct archive *a, const struct tmq_topic *t, const char *name,
 	return rc;
 }
 
-/* Move one file into the archive (see the top of this file). */
+/* Whether the blob of hash h was carried into the archive by this run
+ * already: 1; else 0, and it is taken as carried from now on (a second
+ * hash of the same first 32 bits is carried each time, not skipped). */
+static int
+carried_before(struct archive *a, const char *h)
+{
+	char first[9];
+	uint32_t key;
+	long was;
+	int rc;
+
+	memcpy(first, h, 8);
+	first[8] = '\0';
+	key = (uint32_t)strtoul(first, NULL, 16);
+
+	if (tmq_grow(&a->carried, &a->carried_cap, a->ncarried + 1,
+	    sizeof *a->carried) < 0)
+		return 0;
+	rc = tmq_idx_add(&a->carried_ix, key, (uint32_t)a->ncarried, &was);
+	if (rc == 1)
+		return strcmp(a->carried[was], h) == 0;
+	if (rc == 0)
+		memcpy(a->carried[a->ncarried++], h, sizeof *a->carried);
+	return 0;
+}
+
 /* Carry into the archive the blobs (blob.h) that pf's lines, up to end,
  * refer to, before pf goes there: its readers need them.  Read as a reader
  * reads the file, each line decoded: what archiving the file costs.  A
@@ -486,6 +522,7 @@ carry_blobs(struct archive *a, const struct tmq_topic *t,
 		p = m.payload;
 		if (!tmq_blob_is_ref(t, &p) ||
 		    tmq_blob_ref_parse(p.data, p.len, &br, &le) < 0 ||
+		    carried_before(a, br.hash) ||
 		    tmq_blob_resolve(t, &p, &buf, &cap, &le) != 1)
 			continue;
 		if (tmq_blob_write(&a->at, &br, p.data, e) < 0)
@@ -499,6 +536,7 @@ carry_blobs(struct archive *a, const struct tmq_topic *t,
 	return rc;
 }
 
+/* Move one file into the archive (see the top of this file). */
 static int
 archive_one(struct archive *a, const struct tmq_topic *t,
     const struct tmq_pfile *pf, uint64_t end, enum held held,
@@ -508,7 +546,6 @@ archive_one(struct archive *a, const struct tmq_topic *t,
 
 	if (carry_blobs(a, t, pf, end, e) < 0)
 		return -1;
-
 	if (held == HELD_NONE &&
 	    tmq_rename_noreplace(t->dirfd, pf->name, a->at.dirfd, pf->name,
 	    0) == 0) {
