@@ -36,7 +36,7 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
     double ts, const struct tmq_payload *p, char *out, size_t outcap,
     struct tmq_error *e)
 {
-	size_t kch = tmq_key_chars(key_width), hdr, raw, room, z, need;
+	size_t kch = tmq_key_chars(key_width), hdr, raw, room, fit, z, need;
 	unsigned char *comp;
 
 	/* The markers count: the reader bounds what the line inflates to. */
@@ -56,15 +56,22 @@ tmq_line_encode(struct tmq_codec *c, int key_width, const unsigned char *key,
 	if (p->len > 0)
 		memcpy(c->scratch + hdr, p->data, p->len);
 	comp = c->scratch + raw;
-	z = tmq_deflate(&c->def, c->scratch, hdr + p->len, comp, room);
-	if (z == 0)
+	/* No more deflate than the line has room for (and a little: zlib
+	 * may need a few bytes more than its stream to say it is done): a
+	 * payload that cannot fit is found so within its first blocks, not
+	 * after all of it (what fits is the same stream either way). */
+	fit = room <= outcap ? room : (outcap > kch + TMQ_TS_CHARS + 1 ?
+	    tmq_b85_declen(outcap - kch - TMQ_TS_CHARS - 1) : 0) + 64;
+	z = tmq_deflate(&c->def, c->scratch, hdr + p->len, comp,
+	    fit < room ? fit : room);
+	if (z == 0 && fit >= room)
 		return tmq_fail(e, "cannot compress the payload");
-	need = kch + TMQ_TS_CHARS + tmq_b85_enclen(z) + 1;
-	if (need > outcap)
+	need = z == 0 ? 0 : kch + TMQ_TS_CHARS + tmq_b85_enclen(z) + 1;
+	if (z == 0 || need > outcap)
 		return outcap == TMQ_LINE_MAX ?
 		    tmq_fail_code(e, TMQ_ERR_TOOLARGE, "%s", TMQ_TOO_LARGE) :
-		    tmq_fail(e, "line would be %zu bytes, over the %zu-byte "
-		    "limit", need, outcap);
+		    tmq_fail(e, "the line would be over the %zu-byte limit",
+		    outcap);
 	tmq_b85_encode(key, tmq_key_bytes(key_width), out);
 	tmq_ts_encode(ts, out + kch);
 	tmq_b85_encode(comp, z, out + kch + TMQ_TS_CHARS);

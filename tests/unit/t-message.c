@@ -209,6 +209,27 @@ line_limit(void)
 	    TMQ_LINE_MAX, &e);
 	ok(n > 0 && n < 200, "16 KiB of one letter fits in a short line (%ld)",
 	    n);
+	/* The deflate is given no more room than the line has: what fits is
+	 * the same line as with room to spare. */
+	{
+		static char a[TMQ_LINE_MAX], b[TMQ_LINE_MAX * 4];
+		static unsigned char half[12000];
+		long na, nb;
+
+		memset(half, 'b', sizeof half);
+		noise(half, 2000, 7);
+		na = encode(8, key, 1.5, TMQ_BYTES, 0, half, sizeof half, a,
+		    sizeof a, &e);
+		nb = encode(8, key, 1.5, TMQ_BYTES, 0, half, sizeof half, b,
+		    sizeof b, &e);
+		ok(na > 0 && na == nb && memcmp(a, b, (size_t)na) == 0,
+		    "2000 random bytes and 10000 of one letter: the same line "
+		    "with room to spare (%ld, %ld)", na, nb);
+		na = encode(8, key, 1.5, TMQ_BYTES, 0, data, sizeof data, a,
+		    sizeof a, &e);
+		is_int(na, -1, "8 KiB of random bytes are refused");
+		is_str(e.msg, TMQ_TOO_LARGE, "... as too large");
+	}
 
 	for (len = 3000; len < 3400 && (at < 0 || over < 0); len++) {
 		n = encode(8, key, 1.5, TMQ_BYTES, 0, data, len, big, sizeof big,
