@@ -20,10 +20,9 @@ teardown() {
 	end_bg KILL
 }
 
-require_strace() {
-	command -v strace >/dev/null || skip "strace is not installed"
-	strace -f -qq -o /dev/null true ||
-	    skip "strace cannot trace here (ptrace not permitted)"
+# require_strace_delay: strace (test_helper), able to delay a call.
+require_strace_delay() {
+	require_strace
 	strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_enter=1 \
 	    true || skip "this strace cannot delay system calls (inject=)"
 }
@@ -51,7 +50,7 @@ while True:
     time.sleep(0.02)'
 
 @test "a member whose reads are slow does not commit what it gave up after its new owner committed further" {
-	require_strace
+	require_strace_delay
 	tmq-topic create -p 2 ev
 	seq 1 20000 | awk '{ printf "%d %0100d\n", $1 % 2, $1 }' | tmq-put -K ' ' ev
 	# Member 1: every read and pread of it 150 ms late (its disk is

@@ -13,14 +13,6 @@ teardown() {
 	end_bg KILL
 }
 
-require_strace() {
-	command -v strace >/dev/null || skip "strace is not installed"
-	strace -f -qq -o /dev/null true ||
-	    skip "strace cannot trace here (ptrace not permitted)"
-	# LeakSanitizer cannot run under ptrace: off for this test's tools.
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-}
-
 # kill_points CMD...: "SYSCALL N" for each call CMD makes (after its
 # execve) of the calls that remove, rename or close, or end it: the kill
 # points of a delete's end.

@@ -649,3 +649,12 @@ EOF
 		    fail "jq read ${#lines[@]} values from $(wc -l <"$1") lines"
 	fi
 }
+
+# require_strace: skip unless strace is here and may trace; LeakSanitizer
+# (which cannot run under ptrace) off for the test's tools.
+require_strace() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -qq -o /dev/null true ||
+	    skip "strace cannot trace here (ptrace not permitted)"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
