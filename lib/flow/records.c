@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "flow/records.h"
 #include "util/stop.h"
@@ -14,10 +15,13 @@ int
 tmq_records_open(struct tmq_records *r, int fd, int delim, size_t max,
     struct tmq_error *e)
 {
+	struct stat st;
+
 	memset(r, 0, sizeof *r);
 	r->fd = fd;
 	r->delim = delim;
 	r->max = max;
+	r->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	r->cap = 256 * 1024;
 	r->buf = malloc(r->cap);
 	if (r->buf == NULL)
@@ -136,10 +140,15 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 			r->cap = nc;
 		}
 		/* A read that came back short took all there was: nothing
-		 * is ready (one poll fewer for a record that comes alone). */
-		if (probe && (r->drained || !ready(r->fd)))
+		 * is ready (one poll fewer for a record that comes alone).
+		 * A regular file is never waited for: a short read there is
+		 * its end, and the next read says so at once. */
+		if (r->regular) {
+			if (tmq_stop)
+				return TMQ_REC_STOP;
+		} else if (probe && (r->drained || !ready(r->fd)))
 			return TMQ_REC_WAIT;
-		if (wait_readable(r->fd))
+		else if (wait_readable(r->fd))
 			return TMQ_REC_STOP;
 		got = read(r->fd, r->buf + r->end, r->cap - r->end);
 		if (got < 0) {

@@ -23,6 +23,7 @@ struct tmq_records {
 	size_t cap, start, end;
 	int eof, skipping;
 	int drained;		/* the last read took all there was */
+	int regular;		/* fd is a regular file: never waited for */
 	unsigned long recno;	/* number of the record last returned */
 };
 
