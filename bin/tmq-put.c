@@ -1,4 +1,5 @@
 /* tmq-put: append messages from the arguments or standard input. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,6 +97,10 @@ struct put {
 	struct tmq_producer prod;
 	const char *what;	/* what a record is called: record, message */
 	int bad;		/* a record was refused */
+	/* -l -F FILE...: each file one record, batched with the others, its
+	 * number the file's place in files (from 1), which a refusal names. */
+	const char **files;
+	unsigned long file;
 };
 
 /* SIGINT, SIGTERM: read no more, write what was read, say how far. */
@@ -111,8 +116,12 @@ reject(void *arg, unsigned long recno, const char *msg)
 {
 	struct put *pp = arg;
 
-	tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name, pp->what,
-	    recno, msg);
+	if (pp->files != NULL)
+		tmq_warn(&cmd, "%s: %s 1: %s", pp->prod.topic->name,
+		    pp->files[recno - 1], msg);
+	else
+		tmq_warn(&cmd, "%s: %s %lu: %s", pp->prod.topic->name,
+		    pp->what, recno, msg);
 	pp->bad = 1;
 }
 
@@ -160,8 +169,11 @@ too_long(const struct tmq_topic *t, char *buf, size_t sz)
 	return buf;
 }
 
+/* The records of fd, put; flushed at its end unless more inputs follow
+ * (-F FILE...: the files, each one record, batched together, their blobs
+ * made durable together). */
 static int
-put_stream(struct put *pp, int fd, int delim, const char *what)
+put_stream(struct put *pp, int fd, int delim, const char *what, int more)
 {
 	char toolong[120];
 	struct tmq_records rr;
@@ -183,7 +195,12 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			break;
 		if (rc < 0) {
 			/* The input failed, not the topic: what was read is
-			 * put, and the caller goes on to its next input. */
+			 * put (and said first), and the caller goes on to its
+			 * next input. */
+			if (flush(pp) < 0) {
+				tmq_records_close(&rr);
+				return -1;
+			}
 			tmq_warn(&cmd, "%s: %s", fd == STDIN_FILENO ?
 			    "standard input" : what, e.msg);
 			pp->bad = 1;
@@ -207,13 +224,14 @@ put_stream(struct put *pp, int fd, int delim, const char *what)
 			pp->bad = 1;
 			continue;
 		}
-		if (put_one(pp, rec, n, rr.recno) < 0) {
+		if (put_one(pp, rec, n, pp->files != NULL ? pp->file :
+		    rr.recno) < 0) {
 			tmq_records_close(&rr);
 			return -1;
 		}
 	}
 	tmq_records_close(&rr);
-	return flush(pp);
+	return more ? 0 : flush(pp);
 }
 
 static void
@@ -513,24 +531,35 @@ main(int argc, char **argv)
 	} else if (nfiles > 0) {
 		/* A FILE that cannot be read is reported and skipped; "-" is
 		 * standard input. */
+		pp.files = files;
 		for (i = 0; (size_t)i < nfiles && !fatal && !tmq_stop; i++) {
 			int stdin_ = strcmp(files[i], "-") == 0;
 			int ffd = stdin_ ? STDIN_FILENO :
 			    open(files[i], O_RDONLY | O_CLOEXEC);
 
 			if (ffd < 0) {
+				/* (what came before it said first) */
+				int err = errno;
+
+				if (flush(&pp) < 0) {
+					fatal = 1;
+					break;
+				}
+				errno = err;
 				tmq_warn(&cmd, "%s: %m", files[i]);
 				tmq_producer_skip(&pp.prod);
 				pp.bad = 1;
 				continue;
 			}
-			fatal = put_stream(&pp, ffd, -1, files[i]) < 0;
+			pp.file = (unsigned long)i + 1;
+			fatal = put_stream(&pp, ffd, -1, files[i],
+			    (size_t)i + 1 < nfiles) < 0;
 			if (!stdin_)
 				close(ffd);
 		}
 	} else
 		fatal = put_stream(&pp, STDIN_FILENO, whole ? -1 : null ? '\0' :
-		    '\n', "record") < 0;
+		    '\n', "record", 0) < 0;
 	/* (--follow is stopped so: it has said nothing is lost.) */
 	if (!fatal && tmq_stop && follow == NULL) {
 		tmq_producer_stop(&pp.prod, &e);

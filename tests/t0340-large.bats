@@ -181,6 +181,85 @@ ref() {
 	assert_output --regexp '^blob-[0-9a-f]{32}$'
 }
 
+# blob_calls TRACE: from an strace -y of a put, its calls on blobs and the
+# log, one per line: "write-tmp H", "fsync-tmp H", "rename H", "fsync-dir",
+# "append" (H the blob's hash, in the order the put made them).
+blob_calls() {
+	sed -n -e 's/^[0-9]* write([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/write-tmp \1/p' \
+	    -e 's/^[0-9]* fsync([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/fsync-tmp \1/p' \
+	    -e 's/^[0-9]* renameat(.*, "blob-\([0-9a-f]*\)") = 0$/rename \1/p' \
+	    -e 's/^[0-9]* fsync([0-9]*<[^>]*\/\.tmq>) = 0$/fsync-dir/p' \
+	    -e 's/^[0-9]* write([0-9]*<[^>]*\.tmf>.*/append/p' "$1"
+}
+
+@test "tmq-put -F of three files: each blob flushed, then each renamed into place, then the folder flushed once, all before the lines" {
+	require_strace
+	tmq-topic create -p 1 --max-message 1M big
+	for i in 1 2 3; do head -c 100000 /dev/urandom >"f$i"; done
+	strace -f -y -o trace -e trace=write,fsync,renameat \
+	    tmq-put -b -l -F f1 -F f2 -F f3 big
+	h1=$(hash_at big 0) h2=$(hash_at big 1) h3=$(hash_at big 2)
+	run blob_calls trace
+	assert_output "write-tmp $h1
+write-tmp $h2
+write-tmp $h3
+fsync-tmp $h1
+fsync-tmp $h2
+fsync-tmp $h3
+rename $h1
+rename $h2
+rename $h3
+fsync-dir
+append"
+	for i in 1 2 3; do
+		tmq-get -o $((i - 1)) -n 1 -F %s big | cmp - "f$i"
+	done
+}
+
+@test "tmq-put -F of three files whose second blob's fsync fails: file 1 written, it said, no line of the others, nothing of theirs left" {
+	require_strace
+	tmq-topic create -p 1 --max-message 1M big
+	for i in 1 2 3; do head -c 100000 /dev/urandom >"f$i"; done
+	run --separate-stderr strace -f -qq -o /dev/null \
+	    -e inject=fsync:error=EIO:when=2 tmq-put -b -l -F f1 -F f2 -F f3 big
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: blob not written: big/\.tmq/blob-[0-9a-f]{32}: Input/output error; file 1 was written, file 2 and later were not$'
+	run tmq-get -F '%o\n' big
+	assert_output 0
+	tmq-get -F %s big | cmp - f1
+	run ls -A "$TMQ_ROOT/big/.tmq"
+	assert_output "$(basename "$(blob_of big)")"
+	[ "$(hash_at big 0)" = "${output#blob-}" ]
+}
+
+@test "tmq-put -F of two files whose folder's flush fails: neither line written, it said" {
+	require_strace
+	tmq-topic create -p 1 --max-message 1M big
+	for i in 1 2; do head -c 100000 /dev/urandom >"f$i"; done
+	run --separate-stderr strace -f -qq -o /dev/null \
+	    -e inject=fsync:error=EIO:when=3 tmq-put -b -l -F f1 -F f2 big
+	assert_failure 1
+	assert_regex "$stderr" '^tmq-put: blob not written: big/\.tmq/blob-[0-9a-f]{32}: the directory: Input/output error; no file was written$'
+	run tmq-get big
+	assert_output ""
+}
+
+@test "tmq-put -F: a file refused among others is named, in its place among what is said" {
+	tmq-topic create -p 1 --max-message 1M big
+	head -c 75000 /dev/urandom | base64 -w 0 >ok1
+	printf 'bad \377' >bad
+	head -c 75000 /dev/urandom | base64 -w 0 >ok2
+	run --separate-stderr tmq-put -l -F ok1 -F bad -F missing -F ok2 big
+	assert_failure 1
+	assert_equal "$stderr" "tmq-put: big: bad 1: text is not valid UTF-8 (use -b for bytes)
+tmq-put: missing: No such file or directory"
+	tmq-get -o 0 -n 1 -F %s big | cmp - ok1
+	tmq-get -o 1 -n 1 -F %s big | cmp - ok2
+	run tmq-get -F '%o\n' big
+	assert_output "0
+1"
+}
+
 @test "references are tmq's own: not put with -T, nor copied in with -J" {
 	tmq-topic create --max-message 1M m
 	run --separate-stderr tmq-put -T tmq.blob m '{}'

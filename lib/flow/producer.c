@@ -24,6 +24,10 @@
 
 #define BATCH_RECS 512
 #define BATCH_BYTES (512 * 1024)
+/* Records too long for a line (blobs, on a topic with --max-message) may
+ * fill a batch to this: their blobs are made durable a batch at a time,
+ * and a batch of a few would wait on the disk for each few. */
+#define BATCH_BLOB_BYTES (8 * 1024 * 1024)
 /* Below this a batch is not worth a second thread (interactive input). */
 #define SPLIT_MIN 32
 
@@ -36,6 +40,8 @@ tmq_producer_open(struct tmq_producer *p, const struct tmq_topic *t,
 	memset(p, 0, sizeof *p);
 	p->topic = t;
 	p->o = *o;
+	for (i = 0; i < 2; i++)
+		tmq_blobstage_init(&p->half[i].blobs, t);
 	if (o->keydelim != NULL) {
 		p->delimlen = o->keydelimlen;
 		if (p->delimlen == 0)
@@ -131,8 +137,10 @@ encode_line(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
 }
 
 /* A payload too long for a line, on a topic with --max-message: written
- * whole to its blob (durably) now, before its line, the reference to it,
- * is queued (blob.h).  -1 when refused (too long) or not written. */
+ * whole to its blob now, which is made durable and put in place with the
+ * batch's others before any of the batch's lines is written (blob.h);
+ * its line is the reference to it.  -1 when refused (too long) or not
+ * written. */
 static int
 encode_blob(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
     const struct tmq_payload *pl, double ts, const char *tname,
@@ -157,7 +165,8 @@ encode_blob(struct tmq_phalf *h, struct tmq_prec *r, const unsigned char *key,
 		snprintf(br.type, sizeof br.type, "%s", tname != NULL ? tname :
 		    "");
 	tmq_blob_hash(pl->data, pl->len, br.hash);
-	if (tmq_blob_write(t, &br, pl->data, e) < 0) {
+	if (tmq_blob_stage(&h->blobs, &br, pl->data, (size_t)(r - h->p->recs),
+	    e) < 0) {
 		r->write_failed = 1;
 		return -1;
 	}
@@ -293,6 +302,7 @@ encode_half(void *arg)
 	size_t i;
 
 	h->outlen = 0;
+	tmq_blobstage_init(&h->blobs, h->p->topic);
 	for (i = h->from; i < h->to; i++) {
 		struct tmq_prec *r = &h->p->recs[i];
 
@@ -395,6 +405,31 @@ fail_written(struct tmq_producer *p, unsigned long first,
 	return -1;
 }
 
+/* The batch's blobs made durable and put in place, before any of its
+ * lines is written: a blob that fails fails its record as one that could
+ * not be written, and none after it is landed. */
+static void
+land_blobs(struct tmq_producer *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct tmq_blobstage *s = &p->half[i].blobs;
+		struct tmq_prec *r;
+
+		if (i == 1 && p->half[0].blobs.failed)
+			tmq_blobs_drop(s);
+		else
+			(void)tmq_blobs_land(s);
+		if (!s->failed)
+			continue;
+		r = &p->recs[s->failed_tag];
+		r->ok = 0;
+		r->write_failed = 1;
+		snprintf(r->err, sizeof r->err, "%s", s->err.msg);
+	}
+}
+
 /* Encode the batch, then queue its lines in input order. */
 static int
 process(struct tmq_producer *p, struct tmq_error *e)
@@ -412,6 +447,7 @@ process(struct tmq_producer *p, struct tmq_error *e)
 		tmq_par_run(&p->par, encode_half, &p->half[1], &p->half[0]);
 	else
 		encode_half(&p->half[0]);
+	land_blobs(p);
 	p->nrecs = 0;
 	p->arena_len = 0;
 	for (i = 0; i < n; i++) {
@@ -475,8 +511,8 @@ tmq_producer_put(struct tmq_producer *p, const char *rec, size_t n,
 	if (p->failed)
 		return tmq_fail(e, "%s: nothing more is written after a failed "
 		    "write", p->topic->name);
-	if (p->nrecs == BATCH_RECS ||
-	    (p->nrecs > 0 && p->arena_len + n > BATCH_BYTES))
+	if (p->nrecs == BATCH_RECS || (p->nrecs > 0 && p->arena_len + n >
+	    (n > TMQ_LINE_MAX ? BATCH_BLOB_BYTES : BATCH_BYTES)))
 		if (process(p, e) < 0)
 			return -1;
 	if (tmq_grow(&p->arena, &p->arena_cap, p->arena_len + n, 1) < 0)
@@ -536,6 +572,7 @@ tmq_producer_close(struct tmq_producer *p)
 	if (p->oc.parts != NULL)
 		tmq_offcopy_free(&p->oc);
 	for (i = 0; i < 2; i++) {
+		tmq_blobs_drop(&p->half[i].blobs);
 		if (p->half[i].ready)
 			tmq_codec_free(&p->half[i].codec);
 		tmq_jsonin_free(&p->half[i].jin);
@@ -544,4 +581,6 @@ tmq_producer_close(struct tmq_producer *p)
 	free(p->recs);
 	free(p->arena);
 	memset(p, 0, sizeof *p);
+	for (i = 0; i < 2; i++)		/* (holding no descriptor) */
+		tmq_blobstage_init(&p->half[i].blobs, NULL);
 }

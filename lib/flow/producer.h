@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "store/appender.h"
+#include "store/blob.h"
 #include "flow/jsoninput.h"
 #include "codec/message.h"
 #include "flow/offsetcopy.h"
@@ -59,6 +60,7 @@ struct tmq_phalf {			/* one thread's share of a batch */
 	char *out;
 	size_t outcap, outlen;
 	int ready;
+	struct tmq_blobstage blobs;	/* its records' blobs, to land */
 };
 
 struct tmq_producer {

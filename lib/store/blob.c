@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,29 +171,171 @@ out:
 	return rc;
 }
 
+void
+tmq_blobstage_init(struct tmq_blobstage *s, const struct tmq_topic *t)
+{
+	s->t = t;
+	s->dfd = -1;
+	s->n = 0;
+	s->failed = 0;
+	s->failed_tag = 0;
+	s->err.msg[0] = '\0';
+}
+
+static void
+blob_names(const struct tmq_topic *t, const char *hash, char name[64],
+    char shown[TMQ_NAME_MAX + 80])
+{
+	snprintf(name, 64, TMQ_DOT_BLOB "%s", hash);
+	snprintf(shown, TMQ_NAME_MAX + 80, "%s/%s/%s", t->name, TMQ_DOT_DIR,
+	    name);
+}
+
+/* s fails at the blob tagged tag, for the reason e gives ("SHOWN: why"),
+ * which becomes "blob not written: SHOWN: why", in e and in s.  -1. */
+static int
+failed_at(struct tmq_blobstage *s, size_t tag, struct tmq_error *e)
+{
+	s->failed = 1;
+	s->failed_tag = tag;
+	tmq_fail_prefix(e, "blob not written");
+	s->err = *e;
+	return -1;
+}
+
+int
+tmq_blobs_land(struct tmq_blobstage *s)
+{
+	char name[64], shown[TMQ_NAME_MAX + 80];
+	struct tmq_error e;
+	unsigned i, k;
+	int rc = 0;
+
+	if (s->n == 0)
+		return 0;
+	/* All their writeback under way before waiting for any: the first
+	 * fsync then mostly commits the journal for them all. */
+	for (i = 0; i < s->n; i++)
+		(void)sync_file_range(s->v[i].fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	/* The first k on disk, then the first k in place, each renamed onto
+	 * its name, replacing whatever is there: it may be damaged, or
+	 * planted. */
+	for (k = 0; k < s->n; k++)
+		if (fsync(s->v[k].fd) < 0) {
+			int err = errno;
+
+			blob_names(s->t, s->v[k].hash, name, shown);
+			errno = err;
+			tmq_fail_errno(&e, "%s", shown);
+			rc = failed_at(s, s->v[k].tag, &e);
+			break;
+		}
+	for (i = 0; i < s->n; i++)
+		close(s->v[i].fd);
+	for (i = 0; i < k; i++) {
+		blob_names(s->t, s->v[i].hash, name, shown);
+		if (tmq_tmp_commit(s->dfd, s->v[i].tmp, name, shown, &e) < 0) {
+			rc = failed_at(s, s->v[i].tag, &e);
+			k = i + 1;	/* (its temporary is gone) */
+			break;
+		}
+	}
+	for (i = k; i < s->n; i++)
+		unlinkat(s->dfd, s->v[i].tmp, 0);
+	if (rc == 0 && fsync(s->dfd) < 0) {
+		int err = errno;
+
+		blob_names(s->t, s->v[0].hash, name, shown);
+		errno = err;
+		tmq_fail_errno(&e, "%s: the directory", shown);
+		rc = failed_at(s, s->v[0].tag, &e);
+	}
+	s->n = 0;
+	close(s->dfd);
+	s->dfd = -1;
+	return rc;
+}
+
+void
+tmq_blobs_drop(struct tmq_blobstage *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		close(s->v[i].fd);
+		unlinkat(s->dfd, s->v[i].tmp, 0);
+	}
+	s->n = 0;
+	if (s->dfd >= 0)
+		close(s->dfd);
+	s->dfd = -1;
+}
+
+int
+tmq_blob_stage(struct tmq_blobstage *s, const struct tmq_blobref *r,
+    const void *data, size_t tag, struct tmq_error *e)
+{
+	char name[64], shown[TMQ_NAME_MAX + 80];
+	const unsigned char *p = data;
+	size_t off = 0;
+	int fd;
+
+	if (s->failed)
+		return tmq_fail(e, "blob not written: an earlier one failed");
+	if (s->n == TMQ_BLOB_STAGE_MAX && tmq_blobs_land(s) < 0)
+		return tmq_fail(e, "blob not written: an earlier one failed");
+	blob_names(s->t, r->hash, name, shown);
+	if (s->dfd < 0 && (s->dfd = tmq_dot_open(s->t->dirfd, 1)) < 0) {
+		char dshown[TMQ_NAME_MAX + 8];
+
+		snprintf(dshown, sizeof dshown, "%s/%s", s->t->name,
+		    TMQ_DOT_DIR);
+		tmq_dot_fail(s->t->dirfd, dshown, e);
+		return failed_at(s, tag, e);
+	}
+	fd = tmq_tmp_create(s->dfd, name, shown, s->v[s->n].tmp, e);
+	while (fd >= 0 && off < r->size) {
+		ssize_t w = write(fd, p + off, r->size - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int err = w == 0 ? EIO : errno;
+
+			close(fd);
+			unlinkat(s->dfd, s->v[s->n].tmp, 0);
+			errno = err;
+			tmq_fail_errno(e, "%s", shown);
+			fd = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (fd < 0)
+		return failed_at(s, tag, e);
+	s->v[s->n].fd = fd;
+	s->v[s->n].tag = tag;
+	memcpy(s->v[s->n].hash, r->hash, sizeof s->v[s->n].hash);
+	s->n++;
+	return 0;
+}
+
 int
 tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
     const void *data, struct tmq_error *e)
 {
-	char name[64], shown[TMQ_NAME_MAX + 80];
-	int dfd, rc;
+	struct tmq_blobstage *s = malloc(sizeof *s);
+	int rc;
 
-	snprintf(name, sizeof name, TMQ_DOT_BLOB "%s", r->hash);
-	snprintf(shown, sizeof shown, "%s/%s/%s", t->name, TMQ_DOT_DIR, name);
-	dfd = tmq_dot_open(t->dirfd, 1);
-	if (dfd < 0) {
-		char dshown[TMQ_NAME_MAX + 8];
-
-		snprintf(dshown, sizeof dshown, "%s/%s", t->name, TMQ_DOT_DIR);
-		return tmq_dot_fail(t->dirfd, dshown, e);
-	}
-	/* Always written anew, even when the name is there: what is there
-	 * may be damaged, or planted; the rename replaces it whole. */
-	rc = tmq_write_replace(dfd, name, shown, data, r->size, 1, e);
-	close(dfd);
-	if (rc < 0)
-		return tmq_fail_prefix(e, "blob not written");
-	return 0;
+	if (s == NULL)
+		return tmq_fail(e, "out of memory");
+	tmq_blobstage_init(s, t);
+	rc = tmq_blob_stage(s, r, data, 0, e);
+	if (rc == 0 && (rc = tmq_blobs_land(s)) < 0)
+		*e = s->err;
+	tmq_blobs_drop(s);
+	free(s);
+	return rc;
 }
 
 int

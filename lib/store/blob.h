@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "codec/names.h"
 #include "codec/payload.h"
+#include "store/replace.h"
 #include "store/topic.h"
 
 #define TMQ_BLOB_HASH_HEX 32
@@ -51,6 +52,43 @@ int tmq_blob_ref_parse(const unsigned char *json, size_t n,
  * or -1 with e set (nothing left but what was there). */
 int tmq_blob_write(const struct tmq_topic *t, const struct tmq_blobref *r,
     const void *data, struct tmq_error *e);
+
+/* A batch's blobs on their way in (tmq-put), made durable together: each
+ * is written to a temporary as its record is encoded (tmq_blob_stage);
+ * tmq_blobs_land then starts the writeback of them all, waits for each,
+ * renames each into place and flushes the folder once, before any line
+ * of the batch that refers to them is written.  One flush of the folder
+ * and, mostly, one commit of the file system's journal for the batch, not
+ * two of each per blob.  More than TMQ_BLOB_STAGE_MAX land early. */
+#define TMQ_BLOB_STAGE_MAX 64
+struct tmq_blobstage {
+	const struct tmq_topic *t;
+	int dfd;			/* t's .tmq while blobs are held */
+	unsigned n;			/* held */
+	int failed;			/* one failed: nothing more is staged */
+	size_t failed_tag;		/* its tag */
+	struct tmq_error err;		/* and why */
+	struct {
+		int fd;
+		size_t tag;
+		char hash[TMQ_BLOB_HASH_HEX + 1];
+		char tmp[TMQ_TMP_NAME_MAX];
+	} v[TMQ_BLOB_STAGE_MAX];
+};
+
+void tmq_blobstage_init(struct tmq_blobstage *s, const struct tmq_topic *t);
+/* Write data as a blob of s's topic under a temporary name, tagged tag
+ * (its record): 0, or -1 with e set (and s failed, when it is the disk's
+ * failure: nothing more is staged, nothing held is landed). */
+int tmq_blob_stage(struct tmq_blobstage *s, const struct tmq_blobref *r,
+    const void *data, size_t tag, struct tmq_error *e);
+/* Make durable and put in place what s holds, in order: 0, or -1 with
+ * s->failed_tag and s->err saying which failed and why (those before it
+ * in place, it and those after it not, their temporaries removed).  s
+ * holds nothing after. */
+int tmq_blobs_land(struct tmq_blobstage *s);
+/* Remove what s holds, landing nothing. */
+void tmq_blobs_drop(struct tmq_blobstage *s);
 /* p a message of t: when it is a blob reference, read the blob into *buf
  * (grown, of *cap bytes) and make p the payload it refers to: 1; 0 when p
  * is no reference (left as it is); -1 with e saying what is wrong with the
