@@ -24,7 +24,7 @@
 #include "store/topic.h"
 
 struct dump {
-	int json, verify;
+	int json, verify, repair;
 	struct tmq_codec codec;
 	unsigned long files, lines, corrupt, indexes, wrong;
 	unsigned char *blob;		/* the last blob read (blob.h) */
@@ -34,7 +34,8 @@ struct dump {
 	char (*refs)[TMQ_BLOB_HASH_HEX + 1];
 	size_t nrefs, refs_cap;
 	int refs_lost;			/* out of memory: no orphan said */
-	unsigned long orphans;
+	unsigned long orphans, removed;
+	int unrepaired;			/* --repair: an orphan kept by an error */
 	const struct tmq_topic *topic;	/* the one being verified */
 };
 
@@ -52,13 +53,17 @@ static const struct tmq_option options[] = {
 	{ .lng = "verify", .shrt = 'v',
 	    .help = "read everything, print only problems and a summary",
 	    .flag = &run.verify },
+	{ .lng = "repair",
+	    .help = "with --verify: remove the blobs no line refers to, last "
+	    "written over 2 days ago",
+	    .flag = &run.repair },
 	TMQ_COMMON_OPTIONS(&rootopt),
 	{ 0 }
 };
 
 static const struct tmq_cmd cmd = {
 	.name = "tmq-dump",
-	.usage = "[-J | --verify] [TOPIC | FILE]...",
+	.usage = "[-J | --verify [--repair]] [TOPIC | FILE]...",
 	.summary = "Decode partition files line by line (every topic and "
 	    "group of the root when no operand is given).",
 	.operands = "topic grouplog file",
@@ -132,17 +137,46 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 	return 0;
 }
 
-static void
-say_orphan(void *arg, const char *hash)
+/* An orphan: said, and with --repair removed (1) once it is older than
+ * a put stopped between its blob and its line could be (blob.h). */
+static int
+say_orphan(void *arg, const char *hash, double mtime)
 {
 	struct dump *d = arg;
 
 	d->orphans++;
 	fflush(stdout);
 	tmq_progress_done();
-	tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it (a put killed before "
-	    "its line left it; tmq-topic prune removes it)", d->topic->name,
-	    TMQ_DOT_DIR, TMQ_DOT_BLOB, hash);
+	if (d->repair && mtime < tmq_now() - TMQ_BLOB_MARGIN)
+		return 1;
+	if (d->repair)
+		tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it; kept, last "
+		    "written less than 2 days ago (a put stopped before its "
+		    "line may yet write it)", d->topic->name, TMQ_DOT_DIR,
+		    TMQ_DOT_BLOB, hash);
+	else
+		tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it (a put "
+		    "killed before its line left it; tmq-dump --verify "
+		    "--repair and tmq-topic prune remove it)", d->topic->name,
+		    TMQ_DOT_DIR, TMQ_DOT_BLOB, hash);
+	return 0;
+}
+
+static void
+say_removed(void *arg, const char *hash, int err)
+{
+	struct dump *d = arg;
+
+	if (err == 0 || err == ENOENT) {
+		d->removed += err == 0;
+		tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it: %s",
+		    d->topic->name, TMQ_DOT_DIR, TMQ_DOT_BLOB, hash, err == 0 ?
+		    "removed" : "gone already");
+		return;
+	}
+	d->unrepaired = 1;
+	tmq_warn(&cmd, "%s/%s/%s%s: no line refers to it; not removed: %s",
+	    d->topic->name, TMQ_DOT_DIR, TMQ_DOT_BLOB, hash, strerror(err));
 }
 
 /* "TOPIC: what went wrong" on stderr; returns -1. */
@@ -289,9 +323,13 @@ dump_topic(struct dump *d, int rootfd, const char *name, const char *file)
 		 * to, older than a put under way takes. */
 		if (d->verify && rc >= 0 && !d->refs_lost) {
 			d->topic = &t;
+			d->unrepaired = 0;
 			if (tmq_blob_orphans(&t, d->refs, d->nrefs,
-			    tmq_now() - ORPHAN_AGE, say_orphan, d, &e) < 0)
+			    tmq_now() - ORPHAN_AGE, say_orphan, say_removed, d,
+			    &e) < 0)
 				rc = report_topic(&t, &e);
+			else if (d->unrepaired)
+				rc = -1;
 		}
 	}
 	tmq_dirlist_free(&dl);
@@ -436,6 +474,8 @@ main(int argc, char **argv)
 	rc = 0;
 	if (run.json && run.verify)
 		return tmq_usage_error(&cmd, "-J and --verify do not go together");
+	if (run.repair && !run.verify)
+		return tmq_usage_error(&cmd, "--repair needs --verify");
 	/* (each wrong index is said as a result of the check) */
 	if (run.verify)
 		tmq_pidx_quiet(1);
@@ -490,6 +530,8 @@ main(int argc, char **argv)
 		if (run.orphans > 0)
 			printf(", %lu orphan blob%s", run.orphans,
 			    run.orphans == 1 ? "" : "s");
+		if (run.orphans > 0 && run.repair)
+			printf(", %lu removed", run.removed);
 		putchar('\n');
 	}
 	if (fd >= 0)

@@ -15,6 +15,7 @@ setup() {
 teardown() {
 	end_bg
 	end_mounts
+	undo_all
 }
 
 # The one blob file of topic $1.
@@ -183,13 +184,14 @@ ref() {
 
 # blob_calls TRACE: from an strace -y of a put, its calls on blobs and the
 # log, one per line: "write-tmp H", "fsync-tmp H", "rename H", "fsync-dir",
-# "append" (H the blob's hash, in the order the put made them).
+# "append" (H the blob's hash, in the order the put made them; strace
+# pads a short pid with spaces).
 blob_calls() {
-	sed -n -e 's/^[0-9]* write([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/write-tmp \1/p' \
-	    -e 's/^[0-9]* fsync([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/fsync-tmp \1/p' \
-	    -e 's/^[0-9]* renameat(.*, "blob-\([0-9a-f]*\)") = 0$/rename \1/p' \
-	    -e 's/^[0-9]* fsync([0-9]*<[^>]*\/\.tmq>) = 0$/fsync-dir/p' \
-	    -e 's/^[0-9]* write([0-9]*<[^>]*\.tmf>.*/append/p' "$1"
+	sed -n -e 's/^[0-9]* *write([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/write-tmp \1/p' \
+	    -e 's/^[0-9]* *fsync([0-9]*<[^>]*\/\.blob-\([0-9a-f]*\)\..*/fsync-tmp \1/p' \
+	    -e 's/^[0-9]* *renameat(.*, "blob-\([0-9a-f]*\)") = 0$/rename \1/p' \
+	    -e 's/^[0-9]* *fsync([0-9]*<[^>]*\/\.tmq>) = 0$/fsync-dir/p' \
+	    -e 's/^[0-9]* *write([0-9]*<[^>]*\.tmf>.*/append/p' "$1"
 }
 
 @test "tmq-put -F of three files: each blob flushed, then each renamed into place, then the folder flushed once, all before the lines" {
@@ -382,11 +384,64 @@ two_old_blobs() {
 	run --separate-stderr tmq-dump --verify big
 	assert_success
 	assert_output '1 files, 1 lines, 0 corrupt, 1 orphan blob'
-	assert_equal "$stderr" "tmq-dump: big/.tmq/blob-$orphan: no line refers to it (a put killed before its line left it; tmq-topic prune removes it)"
+	assert_equal "$stderr" "tmq-dump: big/.tmq/blob-$orphan: no line refers to it (a put killed before its line left it; tmq-dump --verify --repair and tmq-topic prune remove it)"
 	# A file alone is not the topic: nothing is said of its blobs.
 	run --separate-stderr tmq-dump --verify "$TMQ_ROOT/big/$(ls "$d" | grep '^0-')"
 	assert_success
 	assert_output '1 files, 1 lines, 0 corrupt'
+}
+
+@test "tmq-dump --verify --repair removes the orphans written over 2 days ago, says each, keeps younger ones and every blob a line refers to" {
+	local d=$TMQ_ROOT/big old=0123456789abcdef0123456789abcdef \
+	    young=fedcba9876543210fedcba9876543210 b1
+	tmq-topic create --max-message 1M big
+	head -c 200000 /dev/urandom >f1
+	tmq-put -b -l big <f1
+	b1=$(hash_at big 0)
+	touch -d '1 year ago' "$d/.tmq/blob-$b1"
+	echo lost >"$d/.tmq/blob-$old"
+	touch -d '3 days ago' "$d/.tmq/blob-$old"
+	echo lost >"$d/.tmq/blob-$young"
+	touch -d '1 day ago' "$d/.tmq/blob-$young"
+	run --separate-stderr tmq-dump --verify --repair big
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt, 2 orphan blobs, 1 removed'
+	assert_equal "$(sort <<<"$stderr")" "tmq-dump: big/.tmq/blob-$old: no line refers to it: removed
+tmq-dump: big/.tmq/blob-$young: no line refers to it; kept, last written less than 2 days ago (a put stopped before its line may yet write it)"
+	[ ! -e "$d/.tmq/blob-$old" ] && [ -e "$d/.tmq/blob-$young" ]
+	tmq-get -F %s big | cmp - f1
+	# Run again: nothing more to remove.
+	run --separate-stderr tmq-dump --verify --repair big
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt, 1 orphan blob, 0 removed'
+	# A file alone is not the topic: nothing is removed.
+	touch -d '3 days ago' "$d/.tmq/blob-$young"
+	run --separate-stderr tmq-dump --verify --repair "$d/$(ls "$d" | grep '^0-')"
+	assert_success
+	assert_output '1 files, 1 lines, 0 corrupt'
+	[ -e "$d/.tmq/blob-$young" ]
+}
+
+@test "tmq-dump --repair: without --verify a usage error; an orphan this user may not remove said, exit 1" {
+	local d=$TMQ_ROOT/big old=0123456789abcdef0123456789abcdef
+	run --separate-stderr tmq-dump --repair big
+	assert_failure 2
+	assert_equal "${stderr%%$'\n'*}" "tmq-dump: --repair needs --verify"
+	shared_users
+	export TMQ_ROOT=$SHARED/root d=$SHARED/root/big
+	tmq-topic create --max-message 1M big
+	tmq-put big small
+	mkdir -p "$d/.tmq"
+	echo lost >"$d/.tmq/blob-$old"
+	touch -d '3 days ago' "$d/.tmq/blob-$old"
+	chmod -R a+rX "$TMQ_ROOT"
+	run --separate-stderr runuser -u "$U1" -- env \
+	    ASAN_OPTIONS="${ASAN_OPTIONS-}" "$SHARED/bin/tmq-dump" \
+	    -d "$TMQ_ROOT" --verify --repair big
+	assert_failure 1
+	assert_output '1 files, 1 lines, 0 corrupt, 1 orphan blob, 0 removed'
+	assert_equal "$stderr" "tmq-dump: big/.tmq/blob-$old: no line refers to it; not removed: Permission denied"
+	[ -e "$d/.tmq/blob-$old" ]
 }
 
 @test "a group member gets the payload itself" {

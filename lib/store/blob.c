@@ -448,13 +448,14 @@ tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
 }
 
 /* Call fn for each of t's blobs (a regular file of a blob's name) last
- * written before `before`, with .tmq's descriptor, the name and the hash
- * in it; fn returns 0 to go on, -1 (e set) to stop.  0, or -1 (e set, when
+ * written before `before`, with .tmq's descriptor, the name, the hash in
+ * it and the time of its last write; fn returns 0 to go on, -1 (e set) to
+ * stop.  0, or -1 (e set, when
  * .tmq could not be read to its end or fn stopped). */
 static int
 each_old_blob(const struct tmq_topic *t, double before,
     int (*fn)(void *arg, int dfd, const char *name, const char *hash,
-    struct tmq_error *e), void *arg, struct tmq_error *e)
+    double mtime, struct tmq_error *e), void *arg, struct tmq_error *e)
 {
 	size_t pre = sizeof TMQ_DOT_BLOB - 1;
 	struct dirent *d;
@@ -471,15 +472,18 @@ each_old_blob(const struct tmq_topic *t, double before,
 	while ((got = tmq_dir_next(dir, &d)) > 0) {
 		const char *h = d->d_name + pre;
 		struct stat st;
+		double mt;
 
 		if (strncmp(d->d_name, TMQ_DOT_BLOB, pre) != 0 ||
 		    strlen(h) != TMQ_BLOB_HASH_HEX ||
 		    strspn(h, "0123456789abcdef") != TMQ_BLOB_HASH_HEX ||
 		    fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) ||
-		    (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9 >= before)
+		    !S_ISREG(st.st_mode))
 			continue;
-		if ((rc = fn(arg, dirfd(dir), d->d_name, h, e)) < 0)
+		mt = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+		if (mt >= before)
+			continue;
+		if ((rc = fn(arg, dirfd(dir), d->d_name, h, mt, e)) < 0)
 			break;
 	}
 	if (got < 0 && rc == 0)
@@ -488,18 +492,27 @@ each_old_blob(const struct tmq_topic *t, double before,
 	return rc;
 }
 
+/* Remove the blob name of t (in dfd): 1, or 0 when it is gone already
+ * or this user may not remove it, or -1 (e set). */
 static int
-sweep_one(void *arg, int dfd, const char *name, const char *hash,
+remove_blob(const struct tmq_topic *t, int dfd, const char *name,
     struct tmq_error *e)
 {
-	const struct tmq_topic *t = arg;
+	if (unlinkat(dfd, name, 0) == 0)
+		return 1;
+	if (errno == ENOENT || errno == EACCES || errno == EPERM)
+		return 0;
+	return tmq_fail_errno(e, "%s/%s/%s: cannot remove it", t->name,
+	    TMQ_DOT_DIR, name);
+}
 
+static int
+sweep_one(void *arg, int dfd, const char *name, const char *hash,
+    double mtime, struct tmq_error *e)
+{
 	(void)hash;
-	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT &&
-	    errno != EACCES && errno != EPERM)
-		return tmq_fail_errno(e, "%s/%s/%s: cannot remove it", t->name,
-		    TMQ_DOT_DIR, name);
-	return 0;
+	(void)mtime;
+	return remove_blob(arg, dfd, name, e) < 0 ? -1 : 0;
 }
 
 int
@@ -516,35 +529,41 @@ cmp_hash(const void *a, const void *b)
 }
 
 struct orphans {
+	const struct tmq_topic *t;
 	char (*refs)[TMQ_BLOB_HASH_HEX + 1];
 	size_t n;
-	void (*orphan)(void *arg, const char *hash);
+	int (*orphan)(void *arg, const char *hash, double mtime);
+	void (*removed)(void *arg, const char *hash, int err);
 	void *arg;
 };
 
 static int
 orphan_one(void *arg, int dfd, const char *name, const char *hash,
-    struct tmq_error *e)
+    double mtime, struct tmq_error *e)
 {
 	struct orphans *o = arg;
+	int rc;
 
-	(void)dfd;
-	(void)name;
-	(void)e;
-	if (o->n == 0 || bsearch(hash, o->refs, o->n, sizeof *o->refs,
-	    cmp_hash) == NULL)
-		o->orphan(o->arg, hash);
+	if (o->n > 0 && bsearch(hash, o->refs, o->n, sizeof *o->refs,
+	    cmp_hash) != NULL)
+		return 0;
+	if (o->orphan(o->arg, hash, mtime) != 1)
+		return 0;
+	if ((rc = remove_blob(o->t, dfd, name, e)) < 0)
+		return -1;
+	o->removed(o->arg, hash, rc == 1 ? 0 : errno);
 	return 0;
 }
 
 int
 tmq_blob_orphans(const struct tmq_topic *t,
     char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
-    void (*orphan)(void *arg, const char *hash), void *arg,
+    int (*orphan)(void *arg, const char *hash, double mtime),
+    void (*removed)(void *arg, const char *hash, int err), void *arg,
     struct tmq_error *e)
 {
-	struct orphans o = { .refs = refs, .n = n, .orphan = orphan,
-	    .arg = arg };
+	struct orphans o = { .t = t, .refs = refs, .n = n, .orphan = orphan,
+	    .removed = removed, .arg = arg };
 
 	if (n > 1)
 		qsort(refs, n, sizeof *refs, cmp_hash);

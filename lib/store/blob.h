@@ -102,13 +102,25 @@ int tmq_blob_resolve(const struct tmq_topic *t, struct tmq_payload *p,
  * (prune.c says when no line left can refer to them). */
 int tmq_blob_sweep(const struct tmq_topic *t, double before,
     struct tmq_error *e);
+/* How much older than what is kept a blob must be, by its last write, to
+ * be removed (seconds): a put writes its blob just before the line that
+ * refers to it; the margin takes in the clocks of other machines, and a
+ * day's file begun just after (prune.c), or a put stopped between the
+ * two (tmq-dump --verify --repair). */
+#define TMQ_BLOB_MARGIN (2 * 86400.0)
+
 /* For each of t's blobs (a regular file) last written before `before`
  * whose hash is not in refs (n hashes, in any order: sorted here), call
- * orphan with its hash: a blob no line refers to (tmq-dump --verify).  -1
- * when .tmq could not be read to its end. */
+ * orphan with its hash and the time of its last write: a blob no line
+ * refers to (tmq-dump --verify).  When orphan returns 1, the blob is
+ * removed, and removed called with 0, or with the errno that kept it
+ * (ENOENT: gone already; EACCES, EPERM: this user may not).  -1 when .tmq
+ * could not be read to its end, or a blob could not be removed for
+ * another reason (e says which). */
 int tmq_blob_orphans(const struct tmq_topic *t,
     char (*refs)[TMQ_BLOB_HASH_HEX + 1], size_t n, double before,
-    void (*orphan)(void *arg, const char *hash), void *arg,
+    int (*orphan)(void *arg, const char *hash, double mtime),
+    void (*removed)(void *arg, const char *hash, int err), void *arg,
     struct tmq_error *e);
 /* 1 when p is a blob reference of t (a message of the type tmq.blob). */
 int tmq_blob_is_ref(const struct tmq_topic *t, const struct tmq_payload *p);

@@ -52,12 +52,6 @@
 #include "util/grow.h"
 #include "util/idindex.h"
 
-/* Blobs (blob.h) go once the files left are this much younger than
- * their last write (seconds): a put writes its blob just before the line
- * that refers to it, into the file of its day; the margin takes in the
- * clocks of other machines, and a day's file begun just after. */
-#define BLOB_MARGIN (2 * 86400.0)
-
 #define TMP_NAME TMQ_DOT_ARCHIVE_TMP
 #define LOCK_NAME TMQ_DOT_ARCHIVE_LOCK
 
@@ -665,7 +659,7 @@ tmq_prune(const struct tmq_topic *t, const struct tmq_prune_opts *o,
 		if (!gone[i] && (oldest == 0 || files[i].day < oldest))
 			oldest = files[i].day;
 	if (rc == 0 && !o->dry_run && oldest != 0 &&
-	    tmq_blob_sweep(t, day_start(oldest) - BLOB_MARGIN, e) < 0)
+	    tmq_blob_sweep(t, day_start(oldest) - TMQ_BLOB_MARGIN, e) < 0)
 		rc = -1;
 	/* The indexes of the files gone (partindex.h), and of those a
 	 * killed run removed: no index is left for a file that is not. */
