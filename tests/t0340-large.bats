@@ -369,6 +369,38 @@ two_old_blobs() {
 	tmq-get -o 2 -n 1 -F %s big | cmp - f1
 }
 
+@test "prune --keep-unread keeps a file a group has not read whole, and its blobs; once the group has read it, both go" {
+	local d b1 b4 p
+	two_old_blobs
+	tmq-put big small
+	p=$(tmq-get -o 0 -n 1 -F '%p' big)
+	# G has read f1 (offset 0), not f4 (offset 1).
+	tmq-get -g G --window 1 -n 1 big >/dev/null
+	run --separate-stderr tmq-topic prune --before now --keep-unread big
+	assert_success
+	[ -e "$d/0-20200101_0.tmf" ]
+	[ -e "$d/.tmq/blob-$b1" ] && [ -e "$d/.tmq/blob-$b4" ]
+	tmq-get -o 1 -n 1 -F %s big | cmp - f4
+	tmq-group reset G -P "$p" --to 2 >/dev/null
+	run --separate-stderr tmq-topic prune --before now --keep-unread big
+	assert_success
+	[ ! -e "$d/0-20200101_0.tmf" ]
+	[ ! -e "$d/.tmq/blob-$b1" ] && [ ! -e "$d/.tmq/blob-$b4" ]
+	run tmq-get -o 2 -n 1 big
+	assert_output small
+}
+
+@test "tmq-topic delete takes a topic's blobs with it" {
+	tmq-topic create --max-message 1M big
+	head -c 200000 /dev/urandom | tmq-put -b -l big
+	[ -n "$(blob_of big)" ]
+	tmq-topic delete -y big
+	[ ! -e "$TMQ_ROOT/big" ]
+	tmq-topic create --max-message 1M big
+	run tmq-get big
+	assert_output ""
+}
+
 @test "tmq-dump --verify says the blobs no line refers to (a killed put's), older than a put takes; exit 0, not corrupt" {
 	local d=$TMQ_ROOT/big orphan=0123456789abcdef0123456789abcdef
 	tmq-topic create --max-message 1M big
