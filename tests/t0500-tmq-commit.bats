@@ -214,6 +214,13 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 	assert_output "0=0 1=4 2=5 3=3"
 }
 
+# ended PID: the process has exited (gone, or a zombie not yet reaped:
+# its descriptors closed either way).
+ended() {
+	! kill -0 "$1" 2>/dev/null ||
+	    [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" = Z ]
+}
+
 @test "in a pipeline, a handler's stray line ends the pipeline whole: the good pairs committed, tmq-commit exits 1, the member at once" {
 	make_group
 	# The handler passes the pairs on and, at the third, a stray line.
@@ -221,12 +228,15 @@ print(m["key"], json.dumps(m["payload"], separators=(",", ":")))'
 	bash -c 'tmq-get -g G2 --window 1 -f -F "%p %o\n" ev 2>"$0/get.err" |
 	    bash -c "n=0; while read -r l; do n=\$((n + 1));
 	        [ \$n = 3 ] && echo stray; echo \"\$l\"; done" 2>/dev/null |
-	    tmq-commit G2 2>"$0/commit.err"; echo "${PIPESTATUS[*]}" >"$0/rc"' \
+	    bash -c "echo \$\$ >\"\$0/commit.pid\"; exec tmq-commit G2 2>\"\$0/commit.err\"" "$0"
+	    echo "${PIPESTATUS[*]}" >"$0/rc"' \
 	    "$BATS_TEST_TMPDIR" 3>&- &
 	wait_for test -s "$BATS_TEST_TMPDIR/commit.err"
-	# tmq-commit has ended: the handler's next write fails, and the
-	# member (following) finds its reader gone without waiting for
-	# another message.
+	# tmq-commit has ended (its error said is not enough: until it has
+	# exited, the handler's next write still lands in the pipe): the
+	# handler's next write fails, and the member (following) finds its
+	# reader gone without waiting for another message.
+	wait_for ended "$(cat "$BATS_TEST_TMPDIR/commit.pid")"
 	tmq-put -k 1 ev one-more
 	wait_for test -s "$BATS_TEST_TMPDIR/rc"
 	run cat "$BATS_TEST_TMPDIR/rc"
