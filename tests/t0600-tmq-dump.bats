@@ -361,7 +361,8 @@ EOF
 	run --separate-stderr tmq-dump -h
 	assert_success
 	assert_stderr ""
-	assert_line --index 0 "usage: tmq-dump [-J | --verify] [TOPIC | FILE]..."
+	assert_line --index 0 "usage: tmq-dump [-J | --verify [--repair]] [TOPIC | FILE]..."
+	assert_line --partial -- "--repair"
 	assert_line --partial -- "-J, --json"
 	assert_line --partial -- "-v, --verify"
 	run --separate-stderr tmq-dump -V
