@@ -1,50 +1,80 @@
-#!/usr/bin/env bats
-# t0740-glusterfs: one root on a real GlusterFS volume, mounted twice on this
-# machine to stand for two machines (tests/glusterfs.sh brings it up on
-# 127.0.0.2 and takes it down).  Producers and readers on both mounts at
-# once; the brick's files are the truth every reader is held to.  Not part
-# of `make check` (it needs root, /dev/fuse and glusterd): `make
-# check-shared` runs it on a volume of one brick, and CI does; with
-# TMQ_GLUSTER_REPLICA=3 on a replica 3 volume (three bricks, each a whole
-# copy; the first is the truth read).  A partition index made on one mount
-# serves the other.  Each scenario runs RUNS times (TMQ_SHARED_RUNS,
-# default 10); every run must be clean.
+# shared.bash: the scenarios of one root on a real shared filesystem,
+# mounted twice on this machine to stand for two machines, for each
+# engine's bats file to run (t0740-glusterfs.bats, t0741-cephfs.bats set
+# ENGINE and load this; each of their tests is one function here).
+# Producers and readers on both mounts at once; what the server holds is
+# the truth every reader is held to, read once the writers are done:
+#
+# - gluster: tests/glusterfs.sh brings up a volume on 127.0.0.2, of one
+#   brick (or with TMQ_GLUSTER_REPLICA=3 a replica 3 one, three bricks
+#   each a whole copy); the truth is the (first) brick's files, read
+#   beside the server.
+# - ceph: tests/cephfs.sh brings up a one-node Ceph cluster on 127.0.0.1
+#   (one mon, mgr, OSD and MDS), CephFS mounted by ceph-fuse as two
+#   clients; the truth is read through a third client that no scenario
+#   writes or follows through and that has no object cache (cephfs.sh),
+#   so that it reads what the OSD holds: a brick's files are not to be had
+#   (RADOS holds objects), and the other clients' caches are what is
+#   under test.
+#
+# The engine runs a scenario RUNS times (TMQ_SHARED_RUNS; by default 10 on
+# GlusterFS, 3 on CephFS, whose runs are slower, to keep CI's time); every
+# run must be clean.  A partition index made on one mount serves the
+# other.  Where CephFS cannot behave as GlusterFS does (its server away),
+# the scenario says what it holds it to instead, and why.
 
 load test_helper
 
-RUNS=${TMQ_SHARED_RUNS:-10}
-GLUSTER=$BATS_TEST_DIRNAME/glusterfs.sh
+case ${ENGINE-} in
+gluster)
+	FS=$BATS_TEST_DIRNAME/glusterfs.sh FSNAME=GlusterFS TRUTH_MOUNT=brick/v
+	RUNS=${TMQ_SHARED_RUNS:-10} ;;
+ceph)
+	FS=$BATS_TEST_DIRNAME/cephfs.sh FSNAME=CephFS TRUTH_MOUNT=t
+	RUNS=${TMQ_SHARED_RUNS:-3} ;;
+*) echo "shared.bash: ENGINE='${ENGINE-}', not gluster or ceph" >&2; exit 1 ;;
+esac
 
 setup_file() {
 	local why
-	if why=$("$GLUSTER" why); then
-		export TMQ_GL=$BATS_FILE_TMPDIR/gl
-		"$GLUSTER" up "$TMQ_GL" >"$BATS_FILE_TMPDIR/up.log" 2>&1 ||
-		    { cat "$BATS_FILE_TMPDIR/up.log" >&2; "$GLUSTER" down "$TMQ_GL"; return 1; }
-		echo "# a GlusterFS volume of ${TMQ_GLUSTER_REPLICA:-1} brick(s)" \
-		    "(TMQ_GLUSTER_REPLICA), mounted twice" >&3
+	if why=$("$FS" why); then
+		export TMQ_FS=$BATS_FILE_TMPDIR/fs
+		"$FS" up "$TMQ_FS" >"$BATS_FILE_TMPDIR/up.log" 2>&1 ||
+		    { cat "$BATS_FILE_TMPDIR/up.log" >&2; "$FS" down "$TMQ_FS"; return 1; }
+		case $ENGINE in
+		gluster) echo "# a GlusterFS volume of ${TMQ_GLUSTER_REPLICA:-1} brick(s)" \
+		    "(TMQ_GLUSTER_REPLICA), mounted twice; $RUNS runs a scenario" >&3 ;;
+		ceph) echo "# CephFS $(ceph --version | cut -d' ' -f3) on one node," \
+		    "mounted twice by ceph-fuse; $RUNS runs a scenario" >&3 ;;
+		esac
 	else
-		export TMQ_GL_SKIP="GlusterFS cannot run here: $why"
+		export TMQ_FS_SKIP="$FSNAME cannot run here: $why"
 	fi
 }
 
 teardown_file() {
-	[ -z "${TMQ_GL-}" ] || "$GLUSTER" down "$TMQ_GL"
+	[ -z "${TMQ_FS-}" ] || "$FS" down "$TMQ_FS"
+}
+
+# roots RUN: R, the root's name for RUN, and where it is on each mount: A,
+# B and TRUTH.
+roots() {
+	R=r$BATS_TEST_NUMBER-$1-$$
+	A=$TMQ_FS/a/$R B=$TMQ_FS/b/$R TRUTH=$TMQ_FS/$TRUTH_MOUNT/$R
 }
 
 setup() {
-	[ -z "${TMQ_GL_SKIP-}" ] || skip "$TMQ_GL_SKIP"
+	[ -z "${TMQ_FS_SKIP-}" ] || skip "$TMQ_FS_SKIP"
 	export TMQ_ROOT=/nonexistent	# every call names its root
 	unset XDG_DATA_HOME
-	R=r$BATS_TEST_NUMBER-$$-$RANDOM
-	A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R BRICK=$TMQ_GL/brick/v/$R
+	roots "$RANDOM"
 	W=$BATS_TEST_TMPDIR
 }
 
 teardown() {
-	# Nothing of ours may outlive a test, nor a brick it killed.
+	# Nothing of ours may outlive a test, nor a server it killed.
 	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
-	[ -z "${BRICK_KILLED-}" ] || "$GLUSTER" brick-start "$TMQ_GL"
+	[ -z "${SERVER_KILLED-}" ] || "$FS" start "$TMQ_FS"
 }
 
 # records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
@@ -89,21 +119,22 @@ rate() {
 	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%d", n / (b - a) }'
 }
 
-# The records, sorted by partition and offset, as read from the brick.
-# Whatever reads the brick does so with TMQ_INDEX=off: a reader makes or
+# The records, sorted by partition and offset, as the server holds them.
+# Whatever reads the truth does so with TMQ_INDEX=off: a reader makes or
 # extends a partition index where it reads, and a file written on a
 # brick behind the server's back is not the volume's (on replica 3 that
-# brick's copy then differs from the others').
+# brick's copy then differs from the others'); through CephFS's third
+# client it would be a writer where there should be none.
 truth() {
-	TMQ_INDEX=off tmq-get -d "$BRICK" -F '%p %o %s\n' t | sort -k1,1n -k2,2n
+	TMQ_INDEX=off tmq-get -d "$TRUTH" -F '%p %o %s\n' t | sort -k1,1n -k2,2n
 }
 
-@test "producers on both mounts, a follower on each: each sees what the brick holds ($RUNS runs)" {
+shared_followers() {
 	local run n=1000 total
 	total=$((4 * n))
 	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		roots "$run"
+		PUTS=
 		tmq-topic -d "$A" create t -k u32 -p 2
 		timeout 600 tmq-get -d "$A" -f -n $total -F '%p %o %s\n' t >"$W/fa" 2>"$W/fa.err" &
 		local fa=$!
@@ -124,29 +155,28 @@ truth() {
 		for f in fa fb; do
 			sort -k1,1n -k2,2n "$W/$f" >"$W/$f.sorted"
 			if ! cmp -s "$W/$f.sorted" "$W/truth"; then
-				echo "run $run: the follower on mount ${f#f} differs from the brick:"
+				echo "run $run: the follower on mount ${f#f} differs from the truth:"
 				diff "$W/$f.sorted" "$W/truth" | head -20
 				cat "$W/$f.err"
 				return 1
 			fi
 		done
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
+		run -0 env TMQ_INDEX=off tmq-dump -d "$TRUTH" --verify t
 	done
-	echo "# $RUNS runs of 4 producers x $n records: followers on both mounts equal to the brick" >&3
+	echo "# $RUNS runs of 4 producers x $n records: followers on both mounts equal to the truth" >&3
 }
 
-@test "a partition index made on one mount serves the other, and every answer is the brick's" {
+shared_index() {
 	local run o m
 	for run in 1 2 3; do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R
+		roots "$run"
 		tmq-topic -d "$A" create t -k u32 -p 1
 		records 1 150000 fast | tmq-put -d "$A" -K: t
 		# Made on A; B appends lines A's index has not seen.
 		tmq-topic -d "$A" info t >/dev/null
-		ls "$BRICK"/t/.tmq/*.idx >/dev/null
+		ls "$TRUTH"/t/.tmq/*.idx >/dev/null
 		records 2 3000 fast | tmq-put -d "$B" -K: t
-		TMQ_INDEX=off tmq-get -d "$BRICK" -F '%o %s\n' t >"$W/truth"
+		TMQ_INDEX=off tmq-get -d "$TRUTH" -F '%o %s\n' t >"$W/truth"
 		for o in 5 70000 149999 152999; do
 			run -0 tmq-get -d "$B" -o "$o" -n 1 -F '%o %s\n' t
 			assert_output "$(sed -n "$((o + 1))p" "$W/truth")"
@@ -154,11 +184,11 @@ truth() {
 		run -0 tmq-get -d "$B" -o -2 -F '%o %s\n' t
 		assert_output "$(tail -n 2 "$W/truth")"
 		run -0 tmq-topic -d "$B" info t
-		assert_output "$(TMQ_INDEX=off tmq-topic -d "$BRICK" info t)"
+		assert_output "$(TMQ_INDEX=off tmq-topic -d "$TRUTH" info t)"
 		# Read from the index on: a few blocks, not the file.
 		read_at_most $((4 * 1024 * 1024)) tmq-get -d "$A" -o 152990 -n 1 t
 		[ "$status" -eq 0 ]
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
+		run -0 env TMQ_INDEX=off tmq-dump -d "$TRUTH" --verify t
 		assert_output '1 files, 153000 lines, 0 corrupt'
 		# The index, as each mount has it, is right.
 		for m in "$A" "$B"; do
@@ -168,12 +198,12 @@ truth() {
 	done
 }
 
-@test "a group with a member on each mount, producers on both: every record delivered ($RUNS runs)" {
+shared_group() {
 	local run n=500 total dups=0 d
 	total=$((4 * n))
 	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		roots "$run"
+		PUTS=
 		tmq-topic -d "$A" create t -k u32 -p 4
 		tmq-get -d "$A" -g G -o start -f --commit -F '%p %o %s\n' t >"$W/ma" 2>"$W/ma.err" &
 		local ma=$!
@@ -198,23 +228,23 @@ truth() {
 		done
 		kill -TERM $ma $mb
 		wait_pids 120 $ma $mb
-		# What was delivered is what the brick holds, offset for offset.
+		# What was delivered is what the server holds, offset for offset.
 		truth >"$W/truth"
 		run -0 sh -c "cat '$W/ma' '$W/mb' | sort -u -k1,1n -k2,2n | diff -u - '$W/truth'"
 		d=$(($(cat "$W/ma" "$W/mb" | wc -l) - total))
 		dups=$((dups + d))
 		echo "# run $run: $total records delivered, $d twice" >&3
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
+		run -0 env TMQ_INDEX=off tmq-dump -d "$TRUTH" --verify t
 	done
 	echo "# $RUNS runs: every record delivered at least once; $dups duplicates in all" >&3
 }
 
-@test "a reader frozen on one mount, inside a read or stopped, producers on both: none waits ($RUNS runs)" {
+shared_frozen() {
 	command -v strace >/dev/null || skip "no strace (Debian's strace)"
 	local run file spid tracee f
 	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
+		roots "$run"
+		PUTS=
 		tmq-topic -d "$A" create t -k u32 -p 1
 		records 0 2000 fast | tmq-put -d "$A" -K: t
 		file=$(echo "$A"/t/0-*.tmf)
@@ -252,49 +282,73 @@ truth() {
 	echo "# $RUNS runs: producers on both mounts never waited on a reader held inside a read or stopped" >&3
 }
 
-@test "the server away for a while: a follower and a member say so once, wait, and go on where they were" {
+shared_server_away() {
 	tmq-topic -d "$A" create t -k u32 -p 2
 	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
 	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	local fol=$! mem
+	local fol=$! mem put
 	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
 	mem=$!
 	PIDS="$fol $mem"
 	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
-	BRICK_KILLED=1
-	"$GLUSTER" brick-kill "$TMQ_GL"
-	# Both find out (a follower there looks every 50 ms).
-	wait_for grep -q 'server is away' "$W/fol.err"
-	wait_for grep -q 'joining again once' "$W/mem.err"
-	# A once-through reader fails, as it always has.
-	run -1 tmq-get -d "$B" t
-	assert_output --partial 'Transport endpoint is not connected'
-	"$GLUSTER" brick-start "$TMQ_GL"
-	BRICK_KILLED=
-	# Once the mounts reach the brick again, a producer writes.
-	wait_for sh -c "seq 101 200 | sed 's/\$/:after/' | tmq-put -d '$A' -K: t"
+	SERVER_KILLED=1
+	"$FS" kill "$TMQ_FS"
+	if [ "$ENGINE" = gluster ]; then
+		# Both find out (a follower there looks every 50 ms).
+		wait_for grep -q 'server is away' "$W/fol.err"
+		wait_for grep -q 'joining again once' "$W/mem.err"
+		# A once-through reader fails, as it always has.
+		run -1 tmq-get -d "$B" t
+		assert_output --partial 'Transport endpoint is not connected'
+		"$FS" start "$TMQ_FS"
+		SERVER_KILLED=
+		# Once the mounts reach the brick again, a producer writes.
+		wait_for sh -c "seq 101 200 | sed 's/\$/:after/' | tmq-put -d '$A' -K: t"
+	else
+		# CephFS's client fails nothing while the OSD is away: it
+		# waits for it, and tmq sees no error, so says nothing.  A
+		# producer then waits inside the file system (a FUSE request
+		# unanswered: its wchan), and none of its records reaches a
+		# reader until the OSD is back, when it ends as if nothing had
+		# happened.  (A once-through reader waits the same: what it
+		# prints depends on when it reads, so it is not run here.)
+		seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t &
+		put=$!
+		PIDS="$PIDS $put"
+		wait_for grep -qx request_wait_answer "/proc/$put/wchan"
+		run -0 wc -l <"$W/fol"
+		assert_output 100
+		"$FS" start "$TMQ_FS"
+		SERVER_KILLED=
+		wait "$put"
+	fi
 	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
 	kill -0 "$fol" && kill -0 "$mem"
 	# The follower went on exactly where it was: each record once.
 	truth >"$W/truth"
 	run -0 sort -k1,1n -k2,2n "$W/fol"
 	assert_output "$(cat "$W/truth")"
-	# The member joined again: each record at least once.
+	# The member (joined again, on GlusterFS): each record at least once.
 	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
 	assert_output "$(cat "$W/truth")"
-	# Said once, and when it was over.
-	run -0 grep -c 'server is away' "$W/fol.err"
-	assert_output 1
-	run -0 grep -c 'the server is back' "$W/fol.err"
-	assert_output 1
-	run -0 grep -c 'joined again' "$W/mem.err"
-	assert_output 1
+	if [ "$ENGINE" = gluster ]; then
+		# Said once, and when it was over.
+		run -0 grep -c 'server is away' "$W/fol.err"
+		assert_output 1
+		run -0 grep -c 'the server is back' "$W/fol.err"
+		assert_output 1
+		run -0 grep -c 'joined again' "$W/mem.err"
+		assert_output 1
+	else
+		# Nothing to say: no error reached them.
+		assert_equal "$(cat "$W/fol.err" "$W/mem.err")" ""
+	fi
 	kill $fol $mem
 	wait_pids 60 $fol $mem
 	PIDS=
 }
 
-@test "a listing of the topic that fails on the mount (EIO): a follower waits it out as an outage and goes on where it was" {
+shared_eio() {
 	command -v strace >/dev/null || skip "no strace (Debian's strace)"
 	local spid fol
 	tmq-topic -d "$A" create t -k u32 -p 2
@@ -329,7 +383,7 @@ truth() {
 	PIDS=
 }
 
-@test "a producer killed with SIGKILL mid-run: no merged line, the others' records all there" {
+shared_sigkill() {
 	local n=2000 killed lines
 	tmq-topic -d "$A" create t -k u32 -p 1
 	records 9 100000 slow | tmq-put -d "$B" -K: t &
@@ -340,7 +394,7 @@ truth() {
 	produce "$A" 3 $n fast
 	# Kill it once it has written some, while the others write.
 	local limit=3000
-	until [ "$(cat "$BRICK"/t/*.tmf 2>/dev/null | wc -l)" -gt 500 ]; do
+	until [ "$(cat "$TRUTH"/t/*.tmf 2>/dev/null | wc -l)" -gt 500 ]; do
 		[ $((limit -= 1)) -gt 0 ] || fail "nothing written"
 		sleep 0.1
 	done
@@ -357,13 +411,13 @@ truth() {
 	run -0 sh -c "grep -v '^[0-9]* [0-9]* w[1239]-[0-9]*-x\{30\}\$' '$W/truth' | wc -l"
 	assert_output 0
 	# At most the one line the kill cut short is corrupt.
-	run env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
+	run env TMQ_INDEX=off tmq-dump -d "$TRUTH" --verify t
 	lines=$(echo "$output" | tail -1)
 	echo "# killed producer: $lines" >&3
 	[[ "$lines" =~ \ ([01])\ corrupt ]] || fail "$output"
 }
 
-@test "throughput on the shared volume next to local disk" {
+shared_throughput() {
 	local n=20000 t0 t1 local_rate shared_rate
 	tmq-topic -d "$A" create t -k u32 -p 4
 	tmq-topic -d "$W/local" create t -k u32 -p 4
@@ -381,6 +435,6 @@ truth() {
 	t0=$(date +%s.%N)
 	tmq-get -d "$B" t >/dev/null
 	t1=$(date +%s.%N)
-	echo "# tmq-put, one producer, $n records of 40 bytes: local disk $local_rate/s, GlusterFS $shared_rate/s" >&3
+	echo "# tmq-put, one producer, $n records of 40 bytes: local disk $local_rate/s, $FSNAME $shared_rate/s" >&3
 	echo "# tmq-get on the other mount: $(rate $n $t0 $t1)/s" >&3
 }
