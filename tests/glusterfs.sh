@@ -9,8 +9,8 @@
 #                           server holds; DIR/brick2/v, DIR/brick3/v the
 #                           other replicas
 #   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
-#   glusterfs.sh brick-kill DIR   kill every brick (the server goes away)
-#   glusterfs.sh brick-start DIR  start them again, and wait until they serve
+#   glusterfs.sh kill DIR   kill every brick (the server goes away)
+#   glusterfs.sh start DIR  start them again, and wait until they serve
 #   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
 #
 # glusterd runs with a volfile and working directory of its own under DIR
@@ -130,7 +130,7 @@ case ${1-} in
 why) why ;;
 up) why >&2 && up "$2" ;;
 down) down "$2" ;;
-brick-kill) brick_kill "$2" ;;
-brick-start) brick_start "$2" ;;
-*) echo "usage: glusterfs.sh up DIR | down DIR | brick-kill DIR | brick-start DIR | why" >&2; exit 2 ;;
+kill) brick_kill "$2" ;;
+start) brick_start "$2" ;;
+*) echo "usage: glusterfs.sh up DIR | down DIR | kill DIR | start DIR | why" >&2; exit 2 ;;
 esac

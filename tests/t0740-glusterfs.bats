@@ -1,386 +1,43 @@
 #!/usr/bin/env bats
-# t0740-glusterfs: one root on a real GlusterFS volume, mounted twice on this
-# machine to stand for two machines (tests/glusterfs.sh brings it up on
-# 127.0.0.2 and takes it down).  Producers and readers on both mounts at
-# once; the brick's files are the truth every reader is held to.  Not part
-# of `make check` (it needs root, /dev/fuse and glusterd): `make
-# check-shared` runs it on a volume of one brick, and CI does; with
-# TMQ_GLUSTER_REPLICA=3 on a replica 3 volume (three bricks, each a whole
-# copy; the first is the truth read).  A partition index made on one mount
-# serves the other.  Each scenario runs RUNS times (TMQ_SHARED_RUNS,
-# default 10); every run must be clean.
+# t0740-glusterfs: the shared-filesystem scenarios (tests/shared.bash) on
+# a real GlusterFS volume, mounted twice on this machine to stand for two
+# machines (tests/glusterfs.sh brings it up on 127.0.0.2 and takes it
+# down); the brick's files are the truth.  Not part of `make check` (it
+# needs root, /dev/fuse and glusterd): `make check-shared` runs it on a
+# volume of one brick (TMQ_SHARED_FS=gluster or all), and CI does; with
+# TMQ_GLUSTER_REPLICA=3 on a replica 3 volume.
 
-load test_helper
+ENGINE=gluster
+load shared
 
-RUNS=${TMQ_SHARED_RUNS:-10}
-GLUSTER=$BATS_TEST_DIRNAME/glusterfs.sh
-
-setup_file() {
-	local why
-	if why=$("$GLUSTER" why); then
-		export TMQ_GL=$BATS_FILE_TMPDIR/gl
-		"$GLUSTER" up "$TMQ_GL" >"$BATS_FILE_TMPDIR/up.log" 2>&1 ||
-		    { cat "$BATS_FILE_TMPDIR/up.log" >&2; "$GLUSTER" down "$TMQ_GL"; return 1; }
-		echo "# a GlusterFS volume of ${TMQ_GLUSTER_REPLICA:-1} brick(s)" \
-		    "(TMQ_GLUSTER_REPLICA), mounted twice" >&3
-	else
-		export TMQ_GL_SKIP="GlusterFS cannot run here: $why"
-	fi
+@test "producers on both mounts, a follower on each: each sees what the server holds ($RUNS runs)" {
+	shared_followers
 }
 
-teardown_file() {
-	[ -z "${TMQ_GL-}" ] || "$GLUSTER" down "$TMQ_GL"
-}
-
-setup() {
-	[ -z "${TMQ_GL_SKIP-}" ] || skip "$TMQ_GL_SKIP"
-	export TMQ_ROOT=/nonexistent	# every call names its root
-	unset XDG_DATA_HOME
-	R=r$BATS_TEST_NUMBER-$$-$RANDOM
-	A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R BRICK=$TMQ_GL/brick/v/$R
-	W=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	# Nothing of ours may outlive a test, nor a brick it killed.
-	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
-	[ -z "${BRICK_KILLED-}" ] || "$GLUSTER" brick-start "$TMQ_GL"
-}
-
-# records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
-# writes them at once, slow a few at a time with pauses (many small
-# appends), big as 2 KB records.
-records() {
-	/usr/bin/python3 - "$@" <<'EOF'
-import sys, time
-w, n, pace = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-pad = "x" * (2000 if pace == "big" else 30)
-out = sys.stdout
-for i in range(1, n + 1):
-    out.write("%d:w%s-%d-%s\n" % (i, w, i, pad))
-    if pace == "slow" and i % 3 == 0:
-        out.flush()
-        time.sleep(0.0005)
-out.flush()
-EOF
-}
-
-# produce MOUNTROOT W N PACE: one producer in the background.
-produce() {
-	records "$2" "$3" "$4" | tmq-put -d "$1" -K: t 2>>"$W/put.err" &
-	PIDS="${PIDS-} $!"
-	PUTS="${PUTS-} $!"
-}
-
-# wait_pids SECONDS PID...: wait for them to end, at most SECONDS.
-wait_pids() {
-	local limit=$(($1 * 10)) p
-	shift
-	for p in "$@"; do
-		while kill -0 "$p" 2>/dev/null; do
-			[ "$limit" -gt 0 ] || return 1
-			sleep 0.1
-			limit=$((limit - 1))
-		done
-	done
-}
-
-rate() {
-	awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%d", n / (b - a) }'
-}
-
-# The records, sorted by partition and offset, as read from the brick.
-# Whatever reads the brick does so with TMQ_INDEX=off: a reader makes or
-# extends a partition index where it reads, and a file written on a
-# brick behind the server's back is not the volume's (on replica 3 that
-# brick's copy then differs from the others').
-truth() {
-	TMQ_INDEX=off tmq-get -d "$BRICK" -F '%p %o %s\n' t | sort -k1,1n -k2,2n
-}
-
-@test "producers on both mounts, a follower on each: each sees what the brick holds ($RUNS runs)" {
-	local run n=1000 total
-	total=$((4 * n))
-	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
-		tmq-topic -d "$A" create t -k u32 -p 2
-		timeout 600 tmq-get -d "$A" -f -n $total -F '%p %o %s\n' t >"$W/fa" 2>"$W/fa.err" &
-		local fa=$!
-		timeout 600 tmq-get -d "$B" -f -n $total -F '%p %o %s\n' t >"$W/fb" 2>"$W/fb.err" &
-		local fb=$!
-		PIDS="$PIDS $fa $fb"
-		produce "$A" 1 $n fast
-		produce "$A" 2 $n slow
-		produce "$B" 3 $n slow
-		produce "$B" 4 $n $([ $((run % 2)) = 0 ] && echo big || echo fast)
-		wait_pids 600 $PUTS $fa $fb
-		truth >"$W/truth"
-		run -0 wc -l <"$W/truth"
-		assert_output "$total"
-		# Every record of every producer, once.
-		run -0 sh -c "cut -d' ' -f3 '$W/truth' | cut -d- -f1,2 | sort -u | wc -l"
-		assert_output "$total"
-		for f in fa fb; do
-			sort -k1,1n -k2,2n "$W/$f" >"$W/$f.sorted"
-			if ! cmp -s "$W/$f.sorted" "$W/truth"; then
-				echo "run $run: the follower on mount ${f#f} differs from the brick:"
-				diff "$W/$f.sorted" "$W/truth" | head -20
-				cat "$W/$f.err"
-				return 1
-			fi
-		done
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
-	done
-	echo "# $RUNS runs of 4 producers x $n records: followers on both mounts equal to the brick" >&3
-}
-
-@test "a partition index made on one mount serves the other, and every answer is the brick's" {
-	local run o m
-	for run in 1 2 3; do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R
-		tmq-topic -d "$A" create t -k u32 -p 1
-		records 1 150000 fast | tmq-put -d "$A" -K: t
-		# Made on A; B appends lines A's index has not seen.
-		tmq-topic -d "$A" info t >/dev/null
-		ls "$BRICK"/t/.tmq/*.idx >/dev/null
-		records 2 3000 fast | tmq-put -d "$B" -K: t
-		TMQ_INDEX=off tmq-get -d "$BRICK" -F '%o %s\n' t >"$W/truth"
-		for o in 5 70000 149999 152999; do
-			run -0 tmq-get -d "$B" -o "$o" -n 1 -F '%o %s\n' t
-			assert_output "$(sed -n "$((o + 1))p" "$W/truth")"
-		done
-		run -0 tmq-get -d "$B" -o -2 -F '%o %s\n' t
-		assert_output "$(tail -n 2 "$W/truth")"
-		run -0 tmq-topic -d "$B" info t
-		assert_output "$(TMQ_INDEX=off tmq-topic -d "$BRICK" info t)"
-		# Read from the index on: a few blocks, not the file.
-		read_at_most $((4 * 1024 * 1024)) tmq-get -d "$A" -o 152990 -n 1 t
-		[ "$status" -eq 0 ]
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
-		assert_output '1 files, 153000 lines, 0 corrupt'
-		# The index, as each mount has it, is right.
-		for m in "$A" "$B"; do
-			run -0 tmq-dump -d "$m" --verify t
-			assert_output '1 files, 153000 lines, 0 corrupt'
-		done
-	done
+@test "a partition index made on one mount serves the other, and every answer is the server's" {
+	shared_index
 }
 
 @test "a group with a member on each mount, producers on both: every record delivered ($RUNS runs)" {
-	local run n=500 total dups=0 d
-	total=$((4 * n))
-	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
-		tmq-topic -d "$A" create t -k u32 -p 4
-		tmq-get -d "$A" -g G -o start -f --commit -F '%p %o %s\n' t >"$W/ma" 2>"$W/ma.err" &
-		local ma=$!
-		tmq-get -d "$B" -g G -o start -f --commit -F '%p %o %s\n' t >"$W/mb" 2>"$W/mb.err" &
-		local mb=$!
-		PIDS="$PIDS $ma $mb"
-		produce "$A" 1 $n slow
-		produce "$A" 2 $n fast
-		produce "$B" 3 $n slow
-		produce "$B" 4 $n fast
-		wait_pids 600 $PUTS
-		# Until the two members between them have delivered every record.
-		local limit=6000
-		while [ "$(cat "$W/ma" "$W/mb" | cut -d' ' -f3 | sort -u | wc -l)" -lt $total ]; do
-			if [ $limit -eq 0 ]; then
-				echo "run $run: $(cat "$W/ma" "$W/mb" | cut -d' ' -f3 | sort -u | wc -l) of $total delivered"
-				cat "$W/ma.err" "$W/mb.err"
-				return 1
-			fi
-			sleep 0.1
-			limit=$((limit - 1))
-		done
-		kill -TERM $ma $mb
-		wait_pids 120 $ma $mb
-		# What was delivered is what the brick holds, offset for offset.
-		truth >"$W/truth"
-		run -0 sh -c "cat '$W/ma' '$W/mb' | sort -u -k1,1n -k2,2n | diff -u - '$W/truth'"
-		d=$(($(cat "$W/ma" "$W/mb" | wc -l) - total))
-		dups=$((dups + d))
-		echo "# run $run: $total records delivered, $d twice" >&3
-		run -0 env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
-	done
-	echo "# $RUNS runs: every record delivered at least once; $dups duplicates in all" >&3
+	shared_group
 }
 
 @test "a reader frozen on one mount, inside a read or stopped, producers on both: none waits ($RUNS runs)" {
-	command -v strace >/dev/null || skip "no strace (Debian's strace)"
-	local run file spid tracee f
-	for run in $(seq "$RUNS"); do
-		R=r$BATS_TEST_NUMBER-$run-$$ A=$TMQ_GL/a/$R B=$TMQ_GL/b/$R
-		BRICK=$TMQ_GL/brick/v/$R PUTS=
-		tmq-topic -d "$A" create t -k u32 -p 1
-		records 0 2000 fast | tmq-put -d "$A" -K: t
-		file=$(echo "$A"/t/0-*.tmf)
-		# One reader on each mount held inside a read of the file (a
-		# pread delayed ten minutes), one stopped while it catches up.
-		for m in A B; do
-			eval "f=\$$m/t/${file##*/}"
-			# (in a subshell: not a job of ours, whose kill bash
-			# would report)
-			(strace -qq -o "$W/trace$m" -P "$f" -e trace=pread64 \
-			    -e inject=pread64:delay_enter=600s \
-			    tmq-get -d "${f%/t/*}" -f t >/dev/null 2>&1 &
-			echo $! >"$W/spid")
-			spid=$(cat "$W/spid")
-			PIDS="$PIDS $spid"
-			wait_for grep -q '^pread64(' "$W/trace$m"
-			tracee=$(pgrep -P "$spid")
-			PIDS="$PIDS $tracee"
-		done
-		tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null &
-		local stopped=$!
-		PIDS="$PIDS $stopped"
-		wait_for test -s "$W/stopped"
-		kill -STOP "$stopped"
-		produce "$A" 1 200 slow
-		produce "$B" 2 200 slow
-		wait_pids 120 $PUTS || fail "run $run: a producer waited on a frozen reader"
-		[ ! -s "$W/put.err" ] || fail "run $run: $(cat "$W/put.err")"
-		truth >"$W/truth"
-		run -0 grep -c ' w[12]-' "$W/truth"
-		assert_output 400
-		kill -9 $PIDS 2>/dev/null || :
-		PIDS=
-	done
-	echo "# $RUNS runs: producers on both mounts never waited on a reader held inside a read or stopped" >&3
+	shared_frozen
 }
 
-@test "the server away for a while: a follower and a member say so once, wait, and go on where they were" {
-	tmq-topic -d "$A" create t -k u32 -p 2
-	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
-	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	local fol=$! mem
-	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
-	mem=$!
-	PIDS="$fol $mem"
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
-	BRICK_KILLED=1
-	"$GLUSTER" brick-kill "$TMQ_GL"
-	# Both find out (a follower there looks every 50 ms).
-	wait_for grep -q 'server is away' "$W/fol.err"
-	wait_for grep -q 'joining again once' "$W/mem.err"
-	# A once-through reader fails, as it always has.
-	run -1 tmq-get -d "$B" t
-	assert_output --partial 'Transport endpoint is not connected'
-	"$GLUSTER" brick-start "$TMQ_GL"
-	BRICK_KILLED=
-	# Once the mounts reach the brick again, a producer writes.
-	wait_for sh -c "seq 101 200 | sed 's/\$/:after/' | tmq-put -d '$A' -K: t"
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
-	kill -0 "$fol" && kill -0 "$mem"
-	# The follower went on exactly where it was: each record once.
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
-	# The member joined again: each record at least once.
-	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
-	assert_output "$(cat "$W/truth")"
-	# Said once, and when it was over.
-	run -0 grep -c 'server is away' "$W/fol.err"
-	assert_output 1
-	run -0 grep -c 'the server is back' "$W/fol.err"
-	assert_output 1
-	run -0 grep -c 'joined again' "$W/mem.err"
-	assert_output 1
-	kill $fol $mem
-	wait_pids 60 $fol $mem
-	PIDS=
+@test "the server away for a while: a follower and a member wait, and go on where they were" {
+	shared_server_away
 }
 
 @test "a listing of the topic that fails on the mount (EIO): a follower waits it out as an outage and goes on where it was" {
-	command -v strace >/dev/null || skip "no strace (Debian's strace)"
-	local spid fol
-	tmq-topic -d "$A" create t -k u32 -p 2
-	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
-	# The follower's tenth getdents64 of the directory fails, as one
-	# does when the server goes away (GlusterFS, CephFS).  (In a
-	# subshell: not a job of ours, whose kill bash would report.
-	# LeakSanitizer cannot work under ptrace.)
-	(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	    strace -qq -f -o /dev/null -P "$B/t" -e trace=getdents64 \
-	    -e inject=getdents64:error=EIO:when=10 \
-	    tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	echo $! >"$W/spid")
-	spid=$(cat "$W/spid")
-	PIDS="$spid"
-	wait_for grep -q 'server is away' "$W/fol.err"
-	wait_for grep -q 'the server is back' "$W/fol.err"
-	seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ]"
-	fol=$(pgrep -P "$spid")
-	PIDS="$PIDS $fol"
-	kill -0 "$fol"
-	# Each record once, none lost, none twice.
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
-	run -0 grep -c 'server is away' "$W/fol.err"
-	assert_output 1
-	assert_equal "$(grep -v 'server is' "$W/fol.err")" ""
-	kill $fol
-	wait_pids 60 $spid
-	PIDS=
+	shared_eio
 }
 
 @test "a producer killed with SIGKILL mid-run: no merged line, the others' records all there" {
-	local n=2000 killed lines
-	tmq-topic -d "$A" create t -k u32 -p 1
-	records 9 100000 slow | tmq-put -d "$B" -K: t &
-	killed=$!
-	PIDS="$killed"
-	produce "$A" 1 $n slow
-	produce "$B" 2 $n slow
-	produce "$A" 3 $n fast
-	# Kill it once it has written some, while the others write.
-	local limit=3000
-	until [ "$(cat "$BRICK"/t/*.tmf 2>/dev/null | wc -l)" -gt 500 ]; do
-		[ $((limit -= 1)) -gt 0 ] || fail "nothing written"
-		sleep 0.1
-	done
-	kill -KILL $killed
-	wait_pids 600 $PUTS
-	truth >"$W/truth"
-	# Each survivor's records, all of them, once and whole.
-	for w in 1 2 3; do
-		run -0 sh -c "grep -c ' w$w-[0-9]*-x\{30\}\$' '$W/truth'"
-		assert_output "$n"
-	done
-	# A line is a whole record or a corrupt one (the cut tail of the
-	# killed producer's last write): never two records run together.
-	run -0 sh -c "grep -v '^[0-9]* [0-9]* w[1239]-[0-9]*-x\{30\}\$' '$W/truth' | wc -l"
-	assert_output 0
-	# At most the one line the kill cut short is corrupt.
-	run env TMQ_INDEX=off tmq-dump -d "$BRICK" --verify t
-	lines=$(echo "$output" | tail -1)
-	echo "# killed producer: $lines" >&3
-	[[ "$lines" =~ \ ([01])\ corrupt ]] || fail "$output"
+	shared_sigkill
 }
 
-@test "throughput on the shared volume next to local disk" {
-	local n=20000 t0 t1 local_rate shared_rate
-	tmq-topic -d "$A" create t -k u32 -p 4
-	tmq-topic -d "$W/local" create t -k u32 -p 4
-	records 1 $n fast >"$W/in"
-	t0=$(date +%s.%N)
-	tmq-put -d "$W/local" -K: t <"$W/in"
-	t1=$(date +%s.%N)
-	local_rate=$(rate $n $t0 $t1)
-	t0=$(date +%s.%N)
-	tmq-put -d "$A" -K: t <"$W/in"
-	t1=$(date +%s.%N)
-	shared_rate=$(rate $n $t0 $t1)
-	run -0 tmq-get -d "$B" -n $n t
-	assert_equal "${#lines[@]}" "$n"
-	t0=$(date +%s.%N)
-	tmq-get -d "$B" t >/dev/null
-	t1=$(date +%s.%N)
-	echo "# tmq-put, one producer, $n records of 40 bytes: local disk $local_rate/s, GlusterFS $shared_rate/s" >&3
-	echo "# tmq-get on the other mount: $(rate $n $t0 $t1)/s" >&3
+@test "throughput on the shared filesystem next to local disk" {
+	shared_throughput
 }
