@@ -1323,3 +1323,55 @@ EOF
 	run tmq-get -F '.' ev
 	assert_output '.....'
 }
+
+# Whether topic ev's files hold N lines.
+lines_are() {
+	test "$(cat "$TMQ_ROOT"/ev/*.tmf | wc -l)" -eq "$1"
+}
+
+# The system calls of the records that came alone, from the trace of
+# tmq-put: those after the first read of stdin up to its last, by record.
+calls_a_record() {
+	awk -v n="$2" '/^[0-9]+ +read\(0,/ { if (!s) s = NR; e = NR }
+	    END { printf "%.1f\n", (e - s) / n }' "$1"
+}
+
+@test "tmq-put: a record that comes alone costs its read, the lock, two fstats, its write and the unlock: no poll, no signal mask (7 calls at most where there were 10)" {
+	require_strace
+	mk ev -k u32 -p 1
+	mkfifo in
+	strace -f -qq -o trace tmq-put -K: ev <in &
+	exec 8>in
+	for i in $(seq 1 40); do
+		echo "$i:record $i" >&8
+		wait_for lines_are "$i"
+	done
+	exec 8>&-
+	wait
+	run tmq-get -n 40 -F '%s\n' ev
+	assert_line --index 39 'record 40'
+	n=$(calls_a_record trace 40)
+	echo "$n calls a record"
+	! grep 'ppoll\|rt_sigprocmask' trace
+	awk -v n="$n" 'BEGIN { exit !(n <= 7.2) }'
+}
+
+@test "tmq-put: an input another process made non-blocking is waited for, not an error" {
+	mk ev -k u32 -p 1
+	mkfifo in
+	/usr/bin/python3 -c '
+import fcntl, os, sys
+fl = fcntl.fcntl(0, fcntl.F_GETFL)
+fcntl.fcntl(0, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+os.execvp(sys.argv[1], sys.argv[1:])' tmq-put -K: ev <in 2>err &
+	exec 8>in
+	echo "1:one" >&8
+	wait_for lines_are 1
+	echo "2:two" >&8
+	exec 8>&-
+	wait $!
+	run cat err
+	assert_output ''
+	run tmq-get -F '%s\n' ev
+	assert_output $'one\ntwo'
+}

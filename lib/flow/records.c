@@ -148,12 +148,21 @@ tmq_records_next(struct tmq_records *r, int probe, const char **rec,
 				return TMQ_REC_STOP;
 		} else if (probe && (r->drained || !ready(r->fd)))
 			return TMQ_REC_WAIT;
-		else if (wait_readable(r->fd))
+		else if (tmq_stop_caught && wait_readable(r->fd))
 			return TMQ_REC_STOP;
+		/* Where no stop is caught (tmq-put), a signal ends the
+		 * process wherever it waits: the read itself is the wait,
+		 * three system calls fewer a record that comes alone. */
 		got = read(r->fd, r->buf + r->end, r->cap - r->end);
 		if (got < 0) {
 			if (errno == EINTR) {
 				if (tmq_stop)
+					return TMQ_REC_STOP;
+				continue;
+			}
+			/* An input another process made non-blocking. */
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (wait_readable(r->fd))
 					return TMQ_REC_STOP;
 				continue;
 			}

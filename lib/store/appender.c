@@ -56,6 +56,7 @@
 #include "store/modes.h"
 #include "store/fstype.h"
 #include "util/grow.h"
+#include "util/monoclock.h"
 #include "store/partfile.h"
 #include "store/partindex.h"
 #include "store/partscan.h"
@@ -781,19 +782,37 @@ flush_part(struct tmq_appender *a, unsigned p, unsigned day, size_t to,
 	return rc < 0 ? -1 : 0;
 }
 
-/* Little room left on the filesystem: write the batch run by run. */
+/* Little room left on the filesystem: write the batch run by run.  A
+ * look costs a system call (and on ext4 a sum over every CPU's counters),
+ * a tenth of what a record that comes alone costs.  No writer fills a
+ * filesystem faster than ROOM_RATE bytes a millisecond (10 GB/s): the last
+ * look's room, less what we have written since, stands for as long as it
+ * could not have been filled at that rate, ROOM_MS at most (a second at
+ * 10 GB beyond a batch's need).  Near full, every batch looks. */
+#define ROOM_RATE 10000000ULL
+#define ROOM_MS 1000
 static int
-near_full(const struct tmq_appender *a, size_t nparts)
+near_full(struct tmq_appender *a, size_t nparts)
 {
 	struct statvfs sv;
 	unsigned long long room, need;
+	long long now = tmq_mono_ms(), age = now - a->room_ms;
 
+	if (a->room_ok && age >= 0 && age < ROOM_MS && a->room >
+	    2ULL * a->pending + ROOM_RATE * (unsigned long long)(age + 1))
+		return 0;
+	a->room_ok = 0;
 	if (fstatvfs(a->topic->dirfd, &sv) < 0 || sv.f_frsize == 0)
 		return 0;
 	room = (unsigned long long)sv.f_bavail * sv.f_frsize;
 	/* Each partition's write may start a block, and a file. */
 	need = 2ULL * a->pending + (unsigned long long)nparts * 2 *
 	    sv.f_frsize + ROOM_SLACK;
+	if (room > need) {
+		a->room = room - need;
+		a->room_ms = now;
+		a->room_ok = 1;
+	}
 	return room < need;
 }
 
@@ -979,6 +998,8 @@ tmq_appender_flush(struct tmq_appender *a, struct tmq_error *e)
 		ap = &a->parts[a->order[i]];
 		ap->len = ap->done = 0;
 	}
+	/* What the next look at the room would no longer find. */
+	a->room = a->room > 2ULL * a->pending ? a->room - 2ULL * a->pending : 0;
 	a->pending = 0;
 	a->nlines = 0;
 	return rc;

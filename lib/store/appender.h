@@ -85,6 +85,11 @@ struct tmq_appender {
 	unsigned char *seen;	/* (by partition, while order is made) */
 	struct tmq_app_lost lost;	/* what the last failed flush lost */
 	int exact;		/* tmq_appender_exact */
+	/* The filesystem's room at the last look (near_full, appender.c):
+	 * bytes free then, less what we have written since, and when. */
+	unsigned long long room;
+	long long room_ms;
+	int room_ok;
 };
 
 int tmq_appender_open(struct tmq_appender *a, const struct tmq_topic *t,

@@ -4,6 +4,7 @@
 #include "util/stop.h"
 
 volatile sig_atomic_t tmq_stop;
+int tmq_stop_caught;
 
 static void
 on_stop(int sig)
@@ -21,4 +22,5 @@ tmq_stop_catch(void)
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	tmq_stop_caught = 1;
 }

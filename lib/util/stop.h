@@ -8,6 +8,9 @@
 #include <signal.h>
 
 extern volatile sig_atomic_t tmq_stop;
+/* Whether tmq_stop_catch has been called: where it has not, SIGINT and
+ * SIGTERM end the process, and a wait need not guard the flag. */
+extern int tmq_stop_caught;
 
 /* SIGINT and SIGTERM set tmq_stop from now on (no SA_RESTART: a call
  * that waits returns, and its loop sees the flag). */
