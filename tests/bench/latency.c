@@ -1,8 +1,11 @@
 /* latency.c: for make bench, how long a record takes from tmq-put to a
  * following tmq-get.  Reads message timestamps (tmq-get -F '%u\n'), one a
- * line, and prints the median and the 99th percentile of now minus each. */
+ * line, and prints the median and the 99th percentile of now minus each.
+ * A line "KEY:STAMP" (trickle.c's own, as tail -f prints it) counts its
+ * STAMP. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static int
@@ -21,8 +24,13 @@ main(void)
 	size_t n = 0;
 	double t;
 
-	while (n < sizeof d / sizeof d[0] && scanf("%lf", &t) == 1) {
+	char line[256], *s;
+
+	while (n < sizeof d / sizeof d[0] &&
+	    fgets(line, sizeof line, stdin) != NULL) {
 		clock_gettime(CLOCK_REALTIME, &ts);
+		s = strrchr(line, ':');
+		t = strtod(s != NULL ? s + 1 : line, NULL);
 		d[n++] = (double)ts.tv_sec + ts.tv_nsec / 1e9 - t;
 	}
 	if (n == 0)
