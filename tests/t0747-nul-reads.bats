@@ -11,7 +11,9 @@
 
 load test_helper
 
-SHIM=$BATS_TEST_DIRNAME/nulshim.so
+# Built where the tools are (the build tree, which in make distcheck is not
+# the source tree).
+SHIM=${TMQ_BIN:?}/../tests/nulshim.so
 
 setup() {
 	export TMQ_ROOT="$BATS_TEST_TMPDIR/root"
