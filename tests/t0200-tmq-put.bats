@@ -1375,3 +1375,37 @@ os.execvp(sys.argv[1], sys.argv[1:])' tmq-put -K: ev <in 2>err &
 	run tmq-get -F '%s\n' ev
 	assert_output $'one\ntwo'
 }
+
+@test "tmq-put: a put lists the topic's directory once, to choose the file, and not again to know it is still the last before its write" {
+	require_strace
+	mk ev -k u32 -p 64
+	# A settled directory (made over 50 ms ago: see SETTLED_NS).
+	touch -d '1 minute ago' "$TMQ_ROOT/ev"
+	strace -f -qq -o trace tmq-put -K: ev 7:x
+	run grep -c 'openat([^)]*"\.", [^)]*O_DIRECTORY' trace
+	assert_output 1
+	run tmq-get -F '%o %s\n' ev
+	assert_output '0 x'
+	run tmq-dump --verify ev
+	assert_success
+}
+
+@test "tmq-put: a producer writing since a settled listing still moves to the file a producer ahead of it started since" {
+	need_faketime
+	tomorrow=$(date -u -d tomorrow +%Y-%m-%d)
+	mk ev
+	touch -d '1 minute ago' "$TMQ_ROOT/ev"
+	mkfifo in
+	tmq-put ev <in &
+	exec 5>in
+	echo first >&5
+	wait_for has first ev
+	clocked "$tomorrow 00:00:05" tmq-put ev ahead
+	echo second >&5
+	exec 5>&-
+	wait
+	run tmq-get -F '%o %s\n' ev
+	assert_output $'0 first\n1 ahead\n2 second'
+	run tmq-dump --verify ev
+	assert_success
+}

@@ -155,6 +155,7 @@ close_part(struct tmq_app_part *ap)
 		close(ap->tailfd);
 	ap->fd = ap->tailfd = -1;
 	ap->ours = -1;
+	ap->chose_ok = 0;
 }
 
 static int
@@ -470,6 +471,27 @@ open_locked(struct tmq_appender *a, unsigned p, unsigned day,
 	return 0;
 }
 
+/* A directory's mtime is a coarse clock's (a few ms on Linux): a file made
+ * in the same tick as the listing we took would leave it as it was.  A
+ * listing is trusted for as long as the mtime stays what it was only when
+ * the mtime was at least this old as we listed. */
+#define SETTLED_NS 50000000LL
+
+static void
+pause_ns(long long ns)
+{
+	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int
+mtim_eq(const struct timespec *x, const struct timespec *y)
+{
+	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
+}
+
 /* Open the day files of the partitions ps[0..nps) (none open for day):
  * the topic is locked and its directory listed once for all of them, so
  * that a batch over 10,000 partitions costs one listing, not 10,000.
@@ -482,8 +504,10 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
 	const struct tmq_topic *t = a->topic;
 	struct tmq_dirlist dl;
 	const struct tmq_pfile *files;
+	struct timespec now;
+	struct stat st;
 	size_t i, n;
-	int rc = 0;
+	int rc = 0, settled;
 
 	if (tmq_flock_ex(t->dirfd) < 0) {
 		if (errno == EINTR)
@@ -495,12 +519,24 @@ open_day_files(struct tmq_appender *a, const unsigned *ps, size_t nps,
 	tmq_dirlist_init(&dl, t->dirfd);
 	dl.spare_fd = spare_fd;
 	dl.spare_arg = a;
+	/* The directory's mtime before the listing: while it stays as it
+	 * is, the file chosen is still the last, and the first write needs
+	 * no second listing to know it (still_last).  Only a settled mtime
+	 * tells (see SETTLED_NS); a file we start here moves it. */
+	settled = fstat(t->dirfd, &st) == 0 &&
+	    clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    (long long)(now.tv_sec - st.st_mtim.tv_sec) * 1000000000LL +
+	    (now.tv_nsec - st.st_mtim.tv_nsec) >= SETTLED_NS;
 	/* (For one partition, only its files are kept.) */
 	if (tmq_dirlist_refresh_part(&dl, nps == 1 ? (long)ps[0] : -1, e) < 0)
 		rc = tmq_fail_prefix(e, "%s", t->name);
 	for (i = 0; rc == 0 && i < nps; i++) {
 		tmq_dirlist_part(&dl, ps[i], &files, &n);
 		rc = open_locked(a, ps[i], day, files, n, e);
+		if (rc == 0 && settled) {
+			a->parts[ps[i]].chose_mtim = st.st_mtim;
+			a->parts[ps[i]].chose_ok = 1;
+		}
 	}
 	flock(t->dirfd, LOCK_UN);
 	tmq_dirlist_free(&dl);
@@ -578,27 +614,6 @@ end_cut_line(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	return 0;
 }
 
-/* A directory's mtime is a coarse clock's (a few ms on Linux): a file made
- * in the same tick as the listing we took would leave it as it was.  A
- * listing is trusted for as long as the mtime stays what it was only when
- * the mtime was at least this old as we listed. */
-#define SETTLED_NS 50000000LL
-
-static void
-pause_ns(long long ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int
-mtim_eq(const struct timespec *x, const struct timespec *y)
-{
-	return x->tv_sec == y->tv_sec && x->tv_nsec == y->tv_nsec;
-}
-
 /* Whether ap's file is still partition p's last file: 1 yes, 0 no (a
  * writer whose clock is ahead has started the next day's file since we
  * opened ours; appending to ours would give two lines one offset), -1
@@ -628,6 +643,12 @@ still_last(struct tmq_appender *a, unsigned p, struct tmq_app_part *ap,
 	}
 	if (fstat(a->topic->dirfd, &st) < 0)
 		return tmq_fail_errno(e, "%s", a->topic->name);
+	/* Nothing made, renamed or removed there since the listing that
+	 * chose the file (one partition's, under the topic's lock): it is
+	 * still the last, without listing all of them. */
+	if (ap->chose_ok && mtim_eq(&st.st_mtim, &ap->chose_mtim))
+		return 1;
+	ap->chose_ok = 0;
 	if (!a->listed_ok || !mtim_eq(&st.st_mtim, &a->listed_mtim)) {
 		/* Wait for a fresh mtime to settle (files just made: once
 		 * a flush, not once a partition).  A clock behind the

@@ -33,6 +33,11 @@ struct tmq_app_part {
 	size_t at;		/* (counting, after a failed flush) */
 	uint64_t begin;		/* begins: where its first file starts */
 	int begins;		/* (tmq_appender_begin_at) */
+	/* The directory's mtime before the listing that chose the open
+	 * file, when it was settled then (chose_ok): while it stays so, the
+	 * file is still the partition's last (still_last, appender.c). */
+	struct timespec chose_mtim;
+	int chose_ok;
 };
 
 /* One line queued, in the order queued: its partition, its length and
