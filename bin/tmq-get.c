@@ -434,6 +434,10 @@ main(int argc, char **argv)
 			break;
 		}
 	}
+	/* What was printed goes out before the teardown: closing the
+	 * inotify descriptor waits out the kernel's grace period (10 to 20
+	 * ms), which the last record (-n) should not wait for. */
+	fflush(out.f);
 	if (tmq_readloop_finish(&l, &e) < 0) {
 		tmq_report(&cmd, &e);
 		fatal = 1;

@@ -1132,3 +1132,68 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	assert_equal "$status" 1
 	assert_regex "$stderr" '^tmq-put: ev: '
 }
+
+@test "tmq-get -f -n N: the last record is written out before the watch is closed (closing an inotify descriptor waits out the kernel's grace period)" {
+	require_strace
+	tmq-topic create ev
+	strace -f -qq -o trace tmq-get -f -n 2 -F '%s\n' ev >out &
+	wait_for grep -q 'inotify_add_watch' trace
+	tmq-put ev a b
+	wait
+	run cat out
+	assert_output $'a\nb'
+	ifd=$(sed -n 's/.*inotify_init1(.*) = \([0-9]*\)$/\1/p' trace | tail -1)
+	[ -n "$ifd" ]
+	w=$(grep -n 'write(1, ' trace | tail -1 | cut -d: -f1)
+	c=$(grep -n "close($ifd)" trace | tail -1 | cut -d: -f1)
+	echo "last write at line $w, the watch closed at $c"
+	[ -n "$w" ] && [ -n "$c" ] && [ "$w" -lt "$c" ]
+}
+
+# Whether FILE holds N lines or more.
+lines_in() {
+	[ "$(wc -l <"$1")" -ge "$2" ]
+}
+
+# Whether process PID holds an inotify descriptor (a follower waiting).
+watching() {
+	grep -qs inotify "/proc/$1/fdinfo/"*
+}
+
+@test "tmq-get -f: a record that comes alone costs the wake, the event's read, the file's read and the write: no second read of either, no look at the directory (4 calls at most where there were 7)" {
+	require_strace
+	tmq-topic create ev -k u32 -p 4
+	strace -f -qq -o trace tmq-get -f -n 40 -F '%s\n' ev >out &
+	wait_for grep -q 'inotify_add_watch' trace
+	for i in $(seq 1 40); do
+		tmq-put -K: ev "$i:record $i"
+		wait_for lines_in out "$i"
+	done
+	wait
+	# From the first record's write to the last's, by record.
+	n=$(awk '/write\(1, / { if (!s) s = NR; e = NR; k++ }
+	    END { printf "%.1f\n", (e - s) / (k - 1) }' trace)
+	echo "$n calls a record"
+	awk -v n="$n" 'BEGIN { exit !(n <= 4.5) }'
+}
+
+@test "tmq-get -f over two topics: one removed while empty, the other written all along, is found within seconds, exit 1" {
+	tmq-topic create a
+	tmq-topic create b
+	tmq-get -f a b >out 2>err &
+	pid=$!
+	wait_for watching "$pid"
+	rm -f "$TMQ_ROOT"/a/*
+	tmq-put b one
+	wait_for lines_in out 1
+	rmdir "$TMQ_ROOT/a"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 2000 ]; do
+		tmq-put b more
+		i=$((i + 1))
+	done
+	run wait "$pid"
+	assert_failure 1
+	run cat err
+	assert_output --partial 'the topic directory was removed'
+}

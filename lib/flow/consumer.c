@@ -5,6 +5,7 @@
  * line lands.  inotify sees only this machine's writers; on a network or
  * FUSE filesystem (or with TMQ_FOLLOW=poll) we poll instead. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -684,6 +685,10 @@ on_event(struct tmq_consumer *c, const struct inotify_event *ev)
 		c->src[s].idle = 0;
 }
 
+/* How long a follower woken by writes alone may go without looking
+ * whether a topic directory was removed (tmq_consumer_wait). */
+#define REMOVED_MS 1000
+
 /* A removed directory that we hold open sends no IN_DELETE_SELF (our
  * descriptor keeps it alive) and polling sees no change either; its link
  * count drops to 0, though. */
@@ -706,7 +711,8 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 	struct pollfd p[2];
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
-	int rc;
+	int rc, gone = 0;
+	long long now;
 	nfds_t np = 0;
 
 	if (c->ifd < 0 && !c->poll_only) {
@@ -747,9 +753,26 @@ tmq_consumer_wait(struct tmq_consumer *c, int timeout_ms, struct tmq_error *e)
 			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
 				return tmq_fail(e, "a topic directory was "
 				    "removed or moved");
+			/* Only an entry gone (or the queue overflowed)
+			 * may come before the directory's own removal. */
+			if (ev->mask & ~(IN_MODIFY | IN_CREATE | IN_MOVED_TO))
+				gone = 1;
 			on_event(c, ev);
 			q += sizeof *ev + ev->len;
 		}
+		/* A read with room left for another event took them all
+		 * (one system call fewer a record that comes alone). */
+		if ((size_t)n < sizeof buf - (sizeof(struct inotify_event) +
+		    NAME_MAX + 1))
+			break;
 	}
+	/* A directory is removed only once empty: its entries' removals
+	 * are events.  Writes and new files alone cannot remove it, so
+	 * after them alone the look waits, for a second at most (one of
+	 * several topics may have been empty already when removed). */
+	now = tmq_mono_ms();
+	if (rc > 0 && !gone && now - c->removed_ms < REMOVED_MS)
+		return 0;
+	c->removed_ms = now;
 	return check_removed(c, e);
 }

@@ -57,6 +57,8 @@ struct tmq_consumer {
 	 * skipped, and the others are read; the caller exits 1 at the end. */
 	unsigned long failures;
 	int watching;			/* inotify watches every topic */
+	long long removed_ms;		/* the last look for a removed topic
+					 * directory (tmq_consumer_wait) */
 	size_t srccap;			/* room in src */
 	size_t spare_next;		/* where spare_fd looks next */
 	size_t *quiet;			/* sources that became quiet, oldest */

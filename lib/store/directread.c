@@ -59,9 +59,12 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 	off_t pos;
 
 	*how = 0;
-	if (mode == MODE_CACHED || (mode != MODE_DIRECT &&
-	    !tmq_fs_is_remote(*fd)))
+	if (mode == MODE_CACHED)
 		return 0;
+	if (mode != MODE_DIRECT && !tmq_fs_is_remote(*fd)) {
+		*how = TMQ_DR_LOCAL;
+		return 0;
+	}
 	if (bounce == NULL && posix_memalign((void **)&bounce, DR_ALIGN,
 	    DR_BOUNCE) != 0) {
 		bounce = NULL;

@@ -27,6 +27,8 @@
 
 /* How a descriptor is read: bits of */
 #define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */
+#define TMQ_DR_LOCAL 2	/* a local filesystem's file: a read that came back
+			 * short of what it asked reached the end as it was */
 
 /* Check TMQ_READ; the other calls treat a bad value as auto. */
 int tmq_read_mode_check(struct tmq_error *e);

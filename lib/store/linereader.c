@@ -172,6 +172,7 @@ new_fd(struct tmq_linereader *r, int fd)
 {
 	r->fd = fd;
 	r->sparse = 0;
+	r->short_read = 0;
 }
 
 static int
@@ -693,6 +694,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 {
 	struct tmq_holes hole;
 	ssize_t n;
+	size_t want;
 
 	for (;;) {
 		/* A file of one endless line is skipped 64 KiB at a time:
@@ -752,8 +754,22 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			    0;
 			r->start = 0;
 		}
-		n = tmq_read_data(r->fd, r->how, &r->sparse, r->buf + r->end,
-		    r->cap - r->end, &hole);
+		/* A local file's read that came back short took all there
+		 * was: its end is where it stopped, as a read now would say
+		 * (one system call fewer a record that comes alone).  What
+		 * lands meanwhile is an event the follower's wait hears. */
+		if (r->short_read && r->short_at == r->rpos &&
+		    (r->how & TMQ_DR_LOCAL) && !r->sparse) {
+			r->short_read = 0;
+			n = 0;
+			hole.at = hole.bytes = 0;
+		} else {
+			want = r->cap - r->end;
+			n = tmq_read_data(r->fd, r->how, &r->sparse,
+			    r->buf + r->end, want, &hole);
+			r->short_read = n > 0 && (size_t)n < want;
+			r->short_at = r->rpos + (n > 0 ? (uint64_t)n : 0);
+		}
 		if (n == 0 && hole.bytes > 0) {
 			tmq_holes_add(&r->holes, &hole);
 			r->rpos = hole.at + hole.bytes;

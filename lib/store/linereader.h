@@ -59,6 +59,10 @@ struct tmq_linereader {
 	double skip_ts;
 	char problem[64];	/* what tmq_lr_cut_tail found */
 	int sparse;		/* fd's file has holes (holes.h) */
+	/* The last read of fd came back short at rpos short_at (a local
+	 * file's end then: linereader.c's tmq_lr_next), when short_read. */
+	int short_read;
+	uint64_t short_at;
 	struct tmq_holes holes;	/* those in the line being read */
 	char hole_msg[160];	/* the problem of a line that had some */
 	struct tmq_dirlist *shared;	/* the topic's listing, or NULL */
