@@ -48,16 +48,7 @@ why() {
 	return 0
 }
 
-# wait_for SECONDS CMD...: run CMD until it succeeds, for at most SECONDS.
-wait_for() {
-	wf_n=$(($1 * 10)); shift
-	while [ "$wf_n" -gt 0 ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-		wf_n=$((wf_n - 1))
-	done
-	return 1
-}
+. "$(dirname "$0")/waitfor.sh"
 
 conf() {
 	cat <<EOF

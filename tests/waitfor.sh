@@ -1,0 +1,14 @@
+# waitfor.sh: wait_for, sourced by the scripts that bring up a shared
+# filesystem (tests/glusterfs.sh, tests/cephfs.sh): a condition polled,
+# never a fixed sleep.
+
+# wait_for SECONDS CMD...: run CMD until it succeeds, for at most SECONDS.
+wait_for() {
+	wf_n=$(($1 * 10)); shift
+	while [ "$wf_n" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		wf_n=$((wf_n - 1))
+	done
+	return 1
+}
