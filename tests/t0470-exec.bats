@@ -84,10 +84,16 @@ b;touch v][str]
 	make_ev 1
 	for k in a b c d e f; do printf '%s\tx\n' "$k"; done | tmq-put -K '\t' ev
 	cd "$BATS_TEST_TMPDIR"
-	# Each waits until three run at once: only three jobs get there.
+	# Each waits until three run at once (only three jobs get there),
+	# counts what runs as it sees them, and goes once the three of its
+	# round (offsets 0-2, then 3-5) have counted: a count of other than
+	# 3 is a fourth at once, or a round that did not meet.
 	handler h 'touch "run.$TMQ_OFFSET"; n=0
-until [ "$(ls run.* | wc -l)" -ge 3 ]; do sleep 0.05; n=$((n+1)); [ $n -lt 1200 ] || exit 9; done
-ls run.* | wc -l >>counts; sleep 0.2; rm "run.$TMQ_OFFSET"'
+until c=$(ls run.* | wc -l); [ "$c" -ge 3 ]; do sleep 0.05; n=$((n+1)); [ $n -lt 1200 ] || exit 9; done
+echo "$c" >>counts
+r=$(( (TMQ_OFFSET / 3 + 1) * 3 ))
+until [ "$(wc -l <counts)" -ge "$r" ]; do sleep 0.05; n=$((n+1)); [ $n -lt 2400 ] || exit 9; done
+rm "run.$TMQ_OFFSET"'
 	run --separate-stderr timeout 120 tmq-get -g G --jobs 3 --order key \
 	    --retries 0 --exec "$BATS_TEST_TMPDIR/h" ev
 	# Three at a time: the first three meet, then the next three.
