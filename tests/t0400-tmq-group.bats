@@ -387,6 +387,103 @@ print([(m["type"][9:], m["payload"]) for m in log if m["key"] == 2][-2:])' \
 	assert_success
 }
 
+# all_read N FILE...: N distinct lines in the files together.
+all_read() {
+	local n=$1
+	shift
+	[ "$(sort -u "$@" | wc -l)" -ge "$n" ]
+}
+
+# member_strace NAME INJECT [STRACE OPTIONS...]: a following member of
+# group G on ev with --commit, printing payloads to NAME.out, under strace
+# with the fault INJECT (--window WINDOW, 5 unless set, and
+# --session-timeout SESSION, 45 unless set); NAME.pid is tmq-get's own
+# (NAME-s.pid strace's).
+# (LeakSanitizer cannot run under strace: ptrace.)
+member_strace() {
+	local name=$1 inject=$2
+	shift 2
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	start_bg "$name-s" strace -f -qq -o /dev/null "$@" -e inject="$inject" \
+	    bash -c 'echo $$ >"$0.pid"; exec tmq-get -g G --window "$1" --session-timeout "$2" -f --commit ev >"$0.out"' \
+	    "$BATS_TEST_TMPDIR/$name" "${WINDOW:-5}" "${SESSION:-45}"
+	wait_for test -s "$BATS_TEST_TMPDIR/$name.pid"
+	track "$(cat "$BATS_TEST_TMPDIR/$name.pid")"
+}
+
+# member_strace_stop NAME: TERM to NAME's tmq-get; wait for its strace.
+member_strace_stop() {
+	kill -TERM "$(cat "$BATS_TEST_TMPDIR/$1.pid")"
+	wait "$(cat "$BATS_TEST_TMPDIR/$1-s.pid")"
+}
+
+@test "a member busy with a backlog prints nothing between its offer and the rebalance's end: with --commit, what moves is read once" {
+	# a reads a backlog, slowly (each read of a partition file 5 ms
+	# late); b joins, its offer 300 ms after its BEGINREBAL (as on
+	# CephFS, where a saw b's BEGINREBAL through its own client before
+	# b's offer).  b starts its share at a's latest commit before the
+	# ENDREBAL; what a printed after that, until it read the ENDREBAL
+	# (it looks at the log once every 1,024 records), b read again:
+	# about 500 records here, and 512 at a rebalance on CephFS.
+	require_strace
+	strace -f -qq -o /dev/null -e trace=write -e inject=write:delay_enter=1 \
+	    true || skip "this strace cannot delay system calls (inject=)"
+	local n=400000 log
+	tmq-topic create -k u32 -p 4 ev
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 $n "$BATS_TEST_TMPDIR/want"
+	member_strace a read,pread64:delay_enter=5000 \
+	    -P "$(echo "$TMQ_ROOT"/ev/0-*.tmf)" -P "$(echo "$TMQ_ROOT"/ev/1-*.tmf)" \
+	    -P "$(echo "$TMQ_ROOT"/ev/2-*.tmf)" -P "$(echo "$TMQ_ROOT"/ev/3-*.tmf)" \
+	    -e trace=read,pread64
+	wait_until lines_at_least 2000 "$BATS_TEST_TMPDIR/a.out"
+	log=$(echo "$TMQ_ROOT"/--group--G/0-*.tmf)
+	# b's third line in the log (JOINED, BEGINREBAL, then its offer) is
+	# written 300 ms late.
+	member_strace b write:delay_enter=300000:when=3 -P "$log" -e trace=write
+	wait_until all_read $n "$BATS_TEST_TMPDIR"/[ab].out
+	wait_until settled 2 4
+	member_strace_stop a
+	member_strace_stop b
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR"/[ab].out
+	assert_output "$n read, 0 duplicated, 0 missing, 0 unexpected"
+	# b joined while a still had most of the backlog before it (or the
+	# test would show nothing): b read its share of it.
+	run lines_at_least $((n / 8)) "$BATS_TEST_TMPDIR/b.out"
+	assert_success
+}
+
+# in_rebalance: group G is in a rebalance (by describe --json).
+in_rebalance() {
+	tmq-group describe --json G | python3 -c '
+import json, sys
+sys.exit(json.load(sys.stdin)["state"] != "rebalancing")'
+}
+
+@test "a member holds its reading in a rebalance for 2 s at most: one slow to answer holds up nobody longer" {
+	require_strace
+	strace -f -qq -o /dev/null -e trace=write -e inject=write:delay_enter=1 \
+	    true || skip "this strace cannot delay system calls (inject=)"
+	local log
+	tmq-topic create -k u32 -p 2 ev
+	start_member a --commit
+	wait_until settled 1 2
+	log=$(echo "$TMQ_ROOT"/--group--G/0-*.tmf)
+	# b joins with a window and a session of 100 s (its silence is no
+	# death for that long), and its offer comes a minute late.
+	WINDOW=100 SESSION=100 member_strace b write:delay_enter=60000000:when=3 -P "$log" \
+	    -e trace=write
+	wait_until in_rebalance
+	: >"$BATS_TEST_TMPDIR/want"
+	put_batch 1 10 "$BATS_TEST_TMPDIR/want"
+	# a prints them, after 2 s of the rebalance, before b's offer.
+	wait_until lines_at_least 10 "$BATS_TEST_TMPDIR/a.out"
+	run grep -c '"key":2,.*REBALOFFER' <(tmq-dump -J -- --group--G)
+	assert_output 0
+	run read_once "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/a.out"
+	assert_output "10 read, 0 duplicated, 0 missing, 0 unexpected"
+}
+
 @test "a member whose reader goes away (| head) leaves the group, then ends quietly by SIGPIPE as any reader does" {
 	tmq-topic create ev -p 2
 	seq 1 50000 | tmq-put ev

@@ -13,6 +13,7 @@
 #include "group/groupconsumer.h"
 #include "util/notice.h"
 #include "util/grow.h"
+#include "codec/timestamp.h"
 #include "store/modes.h"
 #include "codec/names.h"
 #include "store/partfile.h"
@@ -457,6 +458,18 @@ int
 tmq_gc_rebalancing(const struct tmq_gconsumer *gc)
 {
 	return gc->is_member && gc->mb.g.state.rebalancing;
+}
+
+uint64_t
+tmq_gc_rebalance(const struct tmq_gconsumer *gc, double *left)
+{
+	const struct tmq_gstate *s = &gc->mb.g.state;
+
+	*left = 0;
+	if (!gc->is_member || !s->rebalancing)
+		return 0;
+	*left = s->rebal_end - tmq_now();
+	return s->rebal_offset + 1;
 }
 
 void

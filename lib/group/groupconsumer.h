@@ -93,6 +93,10 @@ int tmq_gc_due(const struct tmq_gconsumer *gc);
 int tmq_gc_holds(const struct tmq_gconsumer *gc, unsigned partition);
 /* Whether the member's group is in a rebalance (fixed partitions: no). */
 int tmq_gc_rebalancing(const struct tmq_gconsumer *gc);
+/* The rebalance in force: its BEGINREBAL's offset plus one (0 when none),
+ * and the seconds left in its window (END less the clock; at or below 0
+ * once past). */
+uint64_t tmq_gc_rebalance(const struct tmq_gconsumer *gc, double *left);
 /* A member's beat, when due (before_offer's waits). */
 void tmq_gc_beat(struct tmq_gconsumer *gc);
 /* How long the caller may sleep before the group needs us (ms, -1: any). */

@@ -9,6 +9,7 @@
 #include "store/fstype.h"
 #include "flow/partlist.h"
 #include "group/readloop.h"
+#include "util/monoclock.h"
 #include "util/notice.h"
 #include "group/readturn.h"
 #include "store/root.h"
@@ -298,6 +299,51 @@ idle(struct tmq_readloop *l, struct tmq_error *e)
 	return TMQ_TURN_IDLE;
 }
 
+/* A member in a rebalance: hold the reading (readturn.h, TMQ_TURN_HOLD_MAX)
+ * and wait, answering the group, until the rebalance ends.  -1: read on;
+ * else the turn (an idle one while it holds). */
+static int
+hold(struct tmq_readloop *l, struct tmq_error *e)
+{
+	const struct tmq_readspec *s = l->spec;
+	uint64_t r;
+	double left;
+
+	if (!l->grouped || s->exec)
+		return -1;
+	if ((r = tmq_gc_rebalance(&l->gc, &left)) == 0)
+		return -1;
+	if (r != l->held_in) {
+		l->held_in = r;
+		l->held_since = tmq_mono();
+	}
+	if (!tmq_turn_hold(1, tmq_mono() - l->held_since, left))
+		return -1;
+	if (tmq_gc_poll(&l->gc, e) < 0)
+		return group_failed(l, e);
+	if (tmq_gc_rebalance(&l->gc, &left) != r)
+		return -1;	/* it ended, or another began: look again */
+	/* What the reader takes meanwhile is committed as ever. */
+	if (tmq_ac_due(&l->ac, tmq_now()) &&
+	    tmq_ac_commit(&l->ac, &l->gc, tmq_now(), e) < 0)
+		return group_failed(l, e);
+	if (fflush(l->out->f) != 0)
+		return TMQ_TURN_END;
+	if (tmq_output_reader_gone(l->out)) {
+		l->reader_gone = 1;
+		return TMQ_TURN_END;
+	}
+	l->wait_ms = tmq_idle_wait_ms(tmq_gc_timeout(&l->gc), s->have_until,
+	    (s->until - tmq_now()) * 1000);
+	/* Not past the hold's end. */
+	left = TMQ_TURN_HOLD_MAX - (tmq_mono() - l->held_since);
+	if (left < 0)
+		left = 0;
+	if (l->wait_ms < 0 || l->wait_ms > (int)(left * 1000) + 1)
+		l->wait_ms = (int)(left * 1000) + 1;
+	return TMQ_TURN_IDLE;
+}
+
 enum tmq_turn
 tmq_readloop_next(struct tmq_readloop *l, struct tmq_msg *m,
     const struct tmq_topic **t, struct tmq_error *e)
@@ -317,6 +363,8 @@ tmq_readloop_next(struct tmq_readloop *l, struct tmq_msg *m,
 		if (l->grouped && tmq_turn_poll_before_read(l->seen) &&
 		    tmq_gc_poll(&l->gc, e) < 0)
 			return group_failed(l, e);
+		if ((rc = hold(l, e)) >= 0)
+			return rc;
 		/* The clock before the read: a message stamped before
 		 * --until that lands after this read is the only one the
 		 * clock may cut off, and only when its writer was that slow. */

@@ -70,6 +70,8 @@ struct tmq_readloop {
 	uint64_t seen;		/* records returned */
 	double before;		/* the clock before the last read */
 	int wait_ms;		/* the idle turn's wait */
+	uint64_t held_in;	/* the rebalance it held its reading in */
+	double held_since;	/* since when (tmq_mono) */
 	int reader_gone;	/* ended because the reader went away */
 	int failed;		/* ended on an error (a partition's included) */
 };

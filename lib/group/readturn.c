@@ -7,6 +7,12 @@ tmq_turn_poll_before_read(uint64_t seen)
 	return seen % TMQ_TURN_POLL_EVERY == 0;
 }
 
+int
+tmq_turn_hold(int rebalancing, double held_for, double left)
+{
+	return rebalancing && held_for < TMQ_TURN_HOLD_MAX && left > 0;
+}
+
 enum tmq_idle_next
 tmq_idle_next(const struct tmq_idle *s)
 {

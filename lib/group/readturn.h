@@ -18,6 +18,22 @@
  * delivered so far. */
 int tmq_turn_poll_before_read(uint64_t seen);
 
+/* In a rebalance a member prints nothing until it ends: it committed what
+ * it had delivered as it offered, its partitions' next owners start at
+ * that commit, and a record printed after it, of a partition that moves,
+ * would be printed twice (as Kafka's members stop fetching at a
+ * rebalance).  But no longer than TMQ_TURN_HOLD_MAX seconds, nor past the
+ * window's END: a rebalance that waits for a member stopped or slow to
+ * answer (the TwainMQ library's wait for END) holds nobody up; after that
+ * the member reads on, and what it prints of a partition that moves may be
+ * printed again by its next owner (at least once). */
+#define TMQ_TURN_HOLD_MAX 2.0
+
+/* Whether a member holds its reading now: rebalancing, in a rebalance
+ * (a member that offered in it); held_for, the seconds since it first held
+ * in this one; left, the seconds left in its window. */
+int tmq_turn_hold(int rebalancing, double held_for, double left);
+
 /* What stands when there was nothing to read. */
 struct tmq_idle {
 	int grouped;		/* a member, or fixed partitions of a group */

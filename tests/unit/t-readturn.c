@@ -36,6 +36,13 @@ main(void)
 	ok(tmq_turn_poll_before_read(1024), "again after 1024");
 	ok(tmq_turn_poll_before_read(4096), "and every 1024 after");
 
+	ok(!tmq_turn_hold(0, 0, 5), "no rebalance: no hold");
+	ok(tmq_turn_hold(1, 0, 5), "a rebalance: the reading held");
+	ok(tmq_turn_hold(1, TMQ_TURN_HOLD_MAX - 0.01, 5), "up to the hold's bound");
+	ok(!tmq_turn_hold(1, TMQ_TURN_HOLD_MAX, 5), "not past it");
+	ok(!tmq_turn_hold(1, 0, 0), "not past the window's end");
+	ok(!tmq_turn_hold(1, 0, -3), "nor long after it");
+
 	/* A plain reader. */
 	is_int(idle(""), TMQ_IDLE_END, "a reader once through ends when drained");
 	is_int(idle("f"), TMQ_IDLE_WAIT, "a follower waits at the end");
