@@ -235,8 +235,13 @@ shared_group() {
 		dups=$((dups + d))
 		echo "# run $run: $total records delivered, $d twice" >&3
 		run -0 env TMQ_INDEX=off tmq-dump -d "$TRUTH" --verify t
+		# A handover repeats nothing, as on a local disk: a member
+		# prints nothing in a rebalance (before, 599 in 10 runs on
+		# GlusterFS and 608 on CephFS, from what a member printed after
+		# its offer, whose commit the next owner started at).
+		[ "$d" -eq 0 ] || fail "run $run: $d records delivered twice"
 	done
-	echo "# $RUNS runs: every record delivered at least once; $dups duplicates in all" >&3
+	echo "# $RUNS runs: every record delivered exactly once" >&3
 }
 
 shared_frozen() {

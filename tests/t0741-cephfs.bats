@@ -18,7 +18,7 @@ load shared
 	shared_index
 }
 
-@test "a group with a member on each mount, producers on both: every record delivered ($RUNS runs)" {
+@test "a group with a member on each mount, producers on both: every record delivered once, none again at a rebalance ($RUNS runs)" {
 	shared_group
 }
 
