@@ -290,8 +290,12 @@ shared_frozen() {
 shared_server_away() {
 	tmq-topic -d "$A" create t -k u32 -p 2
 	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	# A topic the other mount has never read, for a reader while the
+	# server is away.
+	tmq-topic -d "$A" create u -p 1
+	seq 1 50 | tmq-put -d "$A" u
 	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	local fol=$! mem put
+	local fol=$! mem put once
 	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
 	mem=$!
 	PIDS="$fol $mem"
@@ -323,9 +327,22 @@ shared_server_away() {
 		wait_for grep -qx request_wait_answer "/proc/$put/wchan"
 		run -0 wc -l <"$W/fol"
 		assert_output 100
+		# A once-through reader of data the OSD holds waits inside
+		# its read too, and says so after 5 s (fswait.h).
+		tmq-get -d "$B" u >"$W/once" 2>"$W/once.err" &
+		once=$!
+		PIDS="$PIDS $once"
+		wait_for grep -q 'waiting on the file system' "$W/once.err"
 		"$FS" start "$TMQ_FS"
 		SERVER_KILLED=
 		wait "$put"
+		# It goes on when the OSD is back, and says so, once.
+		wait "$once"
+		assert_equal "$(cat "$W/once")" "$(seq 1 50)"
+		run -0 grep -c 'the file system answered after' "$W/once.err"
+		assert_output 1
+		run -0 grep -c . "$W/once.err"
+		assert_output 2
 	fi
 	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
 	kill -0 "$fol" && kill -0 "$mem"
@@ -345,8 +362,16 @@ shared_server_away() {
 		run -0 grep -c 'joined again' "$W/mem.err"
 		assert_output 1
 	else
-		# Nothing to say: no error reached them.
-		assert_equal "$(cat "$W/fol.err" "$W/mem.err")" ""
+		# No error reached them; a read that waited for the OSD is said,
+		# once, with its answer, and nothing else is.
+		local f w
+		for f in fol.err mem.err; do
+			run -1 grep -v -e ': waiting on the file system: no answer for [0-9]* s$' \
+			    -e ': the file system answered after [0-9]* s$' "$W/$f"
+			w=$(grep -c 'waiting on the file system' "$W/$f" || :)
+			[ "$w" -le 1 ] || fail "$f: said $w times: $(cat "$W/$f")"
+			assert_equal "$(grep -c 'the file system answered' "$W/$f" || :)" "$w"
+		done
 	fi
 	kill $fol $mem
 	wait_pids 60 $fol $mem

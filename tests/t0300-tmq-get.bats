@@ -1150,11 +1150,6 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	[ -n "$w" ] && [ -n "$c" ] && [ "$w" -lt "$c" ]
 }
 
-# Whether FILE holds N lines or more.
-lines_in() {
-	[ "$(wc -l <"$1")" -ge "$2" ]
-}
-
 # Whether process PID holds an inotify descriptor (a follower waiting).
 watching() {
 	grep -qs inotify "/proc/$1/fdinfo/"*

@@ -31,11 +31,6 @@ teardown() {
 	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || :
 }
 
-# lines_in FILE N: FILE has at least N lines.
-lines_in() {
-	[ "$(wc -l <"$1")" -ge "$2" ]
-}
-
 # cpu_ticks PID: user + system CPU time of PID, in clock ticks.
 cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
@@ -737,6 +732,43 @@ old_days() {
 		# (a bound of its own: the file takes longer than the usual)
 		TMQ_TEST_WAIT=30 wait_for gone "$pid"
 	done
+}
+
+@test "a read that blocks without failing (a network filesystem's client waiting for its server): the reader says once that it waits, and once that it was answered" {
+	require_strace
+	local f root
+	root=$(realpath "$TMQ_ROOT")
+	tmq-topic create ev -p 1
+	seq 1 5 | tmq-put ev
+	f=$(echo "$TMQ_ROOT"/ev/0-*.tmf)
+	# TMQ_READ=direct: read as on a shared filesystem, whose reads are
+	# watched (a local disk's are not).  The file's second read takes 9
+	# s; the watch speaks after 5.
+	run --separate-stderr env TMQ_READ=direct strace -f -qq -o /dev/null \
+	    -P "$f" -e trace=pread64,read \
+	    -e inject=pread64,read:delay_enter=9000000:when=2 tmq-get ev
+	assert_success
+	assert_output "$(seq 1 5)"
+	assert_equal "$(grep -c . <<<"$stderr")" 2
+	assert_equal "$(sed -n 1p <<<"$stderr")" \
+	    "tmq-get: $root: waiting on the file system: no answer for 5 s"
+	[[ "$(sed -n 2p <<<"$stderr")" =~ ^"tmq-get: $root: the file system answered after "(8|9|[1-9][0-9])" s"$ ]]
+	# A follower waiting for more is not waiting on the file system.
+	TMQ_READ=direct tmq-get -f ev >"$BATS_TEST_TMPDIR/fol" 2>"$BATS_TEST_TMPDIR/fol.err" &
+	local fol=$!
+	track "$fol"
+	wait_for lines_in "$BATS_TEST_TMPDIR/fol" 5
+	sleep 7	# (the silence of a wait longer than the watch's 5 s)
+	kill "$fol"
+	wait "$fol" || :
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/fol.err")" ""
+	# A read of 2 s is not said.
+	run --separate-stderr env TMQ_READ=direct strace -f -qq -o /dev/null \
+	    -P "$f" -e trace=pread64,read \
+	    -e inject=pread64,read:delay_enter=2000000:when=2 tmq-get ev
+	assert_success
+	assert_output "$(seq 1 5)"
+	assert_equal "$stderr" ""
 }
 
 # ---------------------------------------------------------------- modes

@@ -37,10 +37,6 @@ wait_until() {
 	done
 }
 
-lines_in() {
-	[ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]
-}
-
 # raised PID: the soft limit on open files of PID is its hard limit.
 raised() {
 	[ "$(basename "$(readlink "/proc/$1/exe")")" = tmq-get ] &&

@@ -204,6 +204,11 @@ start_bg() {
 	echo $! >"$BATS_TEST_TMPDIR/$name.pid"
 }
 
+# lines_in FILE N: FILE is there and has at least N lines.
+lines_in() {
+	[ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]
+}
+
 # start_member NAME [TMQ-GET OPTIONS...]: a following member of group G on
 # topic ev (--window 1), printing payloads; as start_bg NAME.
 start_member() {

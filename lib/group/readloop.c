@@ -9,6 +9,8 @@
 #include "store/fstype.h"
 #include "flow/partlist.h"
 #include "group/readloop.h"
+#include "store/directread.h"
+#include "util/fswait.h"
 #include "util/monoclock.h"
 #include "util/notice.h"
 #include "group/readturn.h"
@@ -137,6 +139,10 @@ setup(struct tmq_readloop *l, int *away, struct tmq_error *e)
 			*away = 1;
 		return -1;
 	}
+	/* On a shared filesystem, a call that blocks is said (fswait.h). */
+	if (tmq_read_as_shared(fd))
+		tmq_fswait_watch(fd);
+	tmq_fswait_begin();
 	for (i = 0; i < s->ntopics && rc == 0; i++) {
 		const char *topic = s->topics[i];
 
@@ -159,6 +165,7 @@ setup(struct tmq_readloop *l, int *away, struct tmq_error *e)
 	if (rc == 0 && s->group == NULL &&
 	    tmq_consumer_seek(&l->c, s->pos, e) < 0)
 		rc = -1;
+	tmq_fswait_end();
 	return rc;
 }
 
@@ -369,7 +376,9 @@ tmq_readloop_next(struct tmq_readloop *l, struct tmq_msg *m,
 		 * --until that lands after this read is the only one the
 		 * clock may cut off, and only when its writer was that slow. */
 		l->before = tmq_now();
+		tmq_fswait_begin();
 		rc = tmq_consumer_next(&l->c, m, &src, e);
+		tmq_fswait_end();
 		if (rc == 1 && l->grouped && tmq_gc_due(&l->gc)) {
 			/* We may have been stopped long enough to lose this
 			 * partition: find out before printing more of it. */

@@ -52,6 +52,12 @@ tmq_read_mode_check(struct tmq_error *e)
 }
 
 int
+tmq_read_as_shared(int fd)
+{
+	return read_mode() == MODE_DIRECT || tmq_fs_is_remote(fd);
+}
+
+int
 tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
     struct tmq_error *e)
 {

@@ -32,6 +32,9 @@
 
 /* Check TMQ_READ; the other calls treat a bad value as auto. */
 int tmq_read_mode_check(struct tmq_error *e);
+/* Whether fd's files are read as a shared filesystem's are: it is on one
+ * (fstype.h), or TMQ_READ=direct says to read every root so. */
+int tmq_read_as_shared(int fd);
 /* *fd was opened read-only as name under dirfd (a regular file): on a
  * shared filesystem (or with TMQ_READ=direct) swap it for an O_DIRECT
  * descriptor at the same file offset.  *how gets TMQ_DR_* bits.  -1 with
