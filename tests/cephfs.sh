@@ -15,8 +15,10 @@
 #                           holds
 #   cephfs.sh down DIR      unmount, stop what DIR's pid files name, remove DIR
 #   cephfs.sh kill DIR [D]  SIGKILL daemon D (default osd.0, the server's
-#                           data going away; or mds.a, mon.a)
-#   cephfs.sh start DIR [D] start it again, and wait until it serves
+#                           data going away; or mds.a, mon.a; or client.a,
+#                           client.b, a mount's own ceph-fuse)
+#   cephfs.sh start DIR [D] start it again, and wait until it serves (a
+#                           client: its dead mount taken away, mounted again)
 #   cephfs.sh why           print why it cannot run here (exit 1), or nothing
 #
 # Pools of one copy, authentication off (every address is on loopback), no
@@ -151,11 +153,7 @@ up() {
 	wait_for 120 serving "$d" mds.a || { echo "the MDS does not become active" >&2; return 1; }
 	wait_for 120 pgs_clean "$d" || { echo "the PGs are not clean" >&2; return 1; }
 	for m in $CLIENTS; do
-		ceph-fuse -c "$d/ceph.conf" -n "client.$m" "$d/$m" \
-		    >"$d/log/mount-$m.out" 2>&1 ||
-		    { cat "$d/log/mount-$m.out" >&2; return 1; }
-		wait_for 30 grep -q " $d/$m fuse" /proc/self/mounts ||
-		    { echo "$d/$m is not mounted" >&2; return 1; }
+		mount_client "$d" "$m" || return 1
 	done
 }
 
@@ -201,8 +199,26 @@ kill_daemon() {
 	wait_for 30 sh -c "! kill -0 $p"
 }
 
+# mount DIR M: mount client.M's view at DIR/M (ceph-fuse, its defaults,
+# but the truth's without the object cache: conf's client.t).
+mount_client() {
+	ceph-fuse -c "$1/ceph.conf" -n "client.$2" "$1/$2" \
+	    >"$1/log/mount-$2.out" 2>&1 ||
+	    { cat "$1/log/mount-$2.out" >&2; return 1; }
+	wait_for 30 grep -q " $1/$2 fuse" /proc/self/mounts ||
+	    { echo "$1/$2 is not mounted" >&2; return 1; }
+}
+
 start_again() {
 	[ -z "$(pidof_ "$1" "$2")" ] || { echo "$2 is running" >&2; return 1; }
+	case $2 in
+	client.*)
+		# A client killed leaves its mount there, every call on it
+		# failing (ENOTCONN): taken away, then made again.
+		umount -l "$1/${2#client.}" 2>/dev/null
+		mount_client "$1" "${2#client.}"
+		return ;;
+	esac
 	rm -f "$1/run/$2.asok"
 	start_daemon "$1" "$2" || return 1
 	wait_for 120 serving "$1" "$2" || { echo "$2 does not serve again" >&2; return 1; }

@@ -9,8 +9,11 @@
 #                           server holds; DIR/brick2/v, DIR/brick3/v the
 #                           other replicas
 #   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
-#   glusterfs.sh kill DIR   kill every brick (the server goes away)
-#   glusterfs.sh start DIR  start them again, and wait until they serve
+#   glusterfs.sh kill DIR [client.M]   kill every brick (the server goes
+#                           away); or mount M's own client process (a or b)
+#   glusterfs.sh start DIR [client.M]  start them again, and wait until
+#                           they serve; or take M's dead mount away and
+#                           mount it again
 #   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
 #
 # glusterd runs with a volfile and working directory of its own under DIR
@@ -58,9 +61,33 @@ up() {
 	$G volume create $VOL $bricks force >/dev/null &&
 	$G volume start $VOL >/dev/null || return 1
 	for m in a b; do
-		wait_for 60 mount -t glusterfs -o log-file="$d/log/mnt-$m.log" \
-		    $ADDR:/$VOL "$d/$m" || { echo "cannot mount $d/$m" >&2; return 1; }
+		mount_client "$d" "$m" || return 1
 	done
+}
+
+# mount_client DIR M: mount the volume at DIR/M through the FUSE client.
+mount_client() {
+	wait_for 60 mount -t glusterfs -o log-file="$1/log/mnt-$2.log" \
+	    $ADDR:/$VOL "$1/$2" || { echo "cannot mount $1/$2" >&2; return 1; }
+}
+
+# client_pid DIR M: the FUSE client process of the mount DIR/M.
+client_pid() {
+	pgrep -f "^/usr/sbin/glusterfs .* $1/$2\$" | head -n 1
+}
+
+client_kill() {
+	p=$(client_pid "$1" "$2")
+	[ -n "$p" ] || { echo "no client process for $1/$2" >&2; return 1; }
+	kill -KILL "$p"
+	wait_for 30 sh -c "! kill -0 $p"
+}
+
+client_start() {
+	[ -z "$(client_pid "$1" "$2")" ] || { echo "$1/$2's client is running" >&2; return 1; }
+	PATH=/usr/sbin:/sbin:$PATH
+	umount -l "$1/$2" 2>/dev/null
+	mount_client "$1" "$2"
 }
 
 down() {
@@ -121,7 +148,7 @@ case ${1-} in
 why) why ;;
 up) why >&2 && up "$2" ;;
 down) down "$2" ;;
-kill) brick_kill "$2" ;;
-start) brick_start "$2" ;;
-*) echo "usage: glusterfs.sh up DIR | down DIR | kill DIR | start DIR | why" >&2; exit 2 ;;
+kill) case ${3-} in client.*) client_kill "$2" "${3#client.}" ;; *) brick_kill "$2" ;; esac ;;
+start) case ${3-} in client.*) client_start "$2" "${3#client.}" ;; *) brick_start "$2" ;; esac ;;
+*) echo "usage: glusterfs.sh up DIR | down DIR | kill DIR [client.M] | start DIR [client.M] | why" >&2; exit 2 ;;
 esac

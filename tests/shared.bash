@@ -75,6 +75,7 @@ teardown() {
 	# Nothing of ours may outlive a test, nor a server it killed.
 	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
 	[ -z "${SERVER_KILLED-}" ] || "$FS" start "$TMQ_FS"
+	[ -z "${CLIENT_KILLED-}" ] || "$FS" start "$TMQ_FS" "$CLIENT_KILLED"
 }
 
 # records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
@@ -375,6 +376,43 @@ shared_server_away() {
 	fi
 	kill $fol $mem
 	wait_pids 60 $fol $mem
+	PIDS=
+}
+
+shared_remount() {
+	local fol
+	tmq-topic -d "$A" create t -k u32 -p 2
+	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
+	fol=$!
+	PIDS=$fol
+	wait_for lines_in "$W/fol" 100
+	# The follower's own mount dies: every call on it fails (ENOTCONN),
+	# and keeps failing after it is mounted again, on its descriptors.
+	CLIENT_KILLED=client.b
+	"$FS" kill "$TMQ_FS" client.b
+	wait_for grep -q 'server is away' "$W/fol.err"
+	# A once-through reader there fails, with the system's message.
+	run -1 tmq-get -d "$B" t
+	assert_output --partial 'Transport endpoint is not connected'
+	"$FS" start "$TMQ_FS" client.b
+	CLIENT_KILLED=
+	# Mounted again: the follower opens the root again by its path and
+	# goes on where it was.  (On CephFS the killed client's session
+	# holds its files until the metadata server lets it go, about a
+	# minute: the producer and the follower wait that long.)
+	seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t
+	wait_for lines_in "$W/fol" 200
+	kill -0 "$fol"
+	truth >"$W/truth"
+	run -0 sort -k1,1n -k2,2n "$W/fol"
+	assert_output "$(cat "$W/truth")"
+	run -0 grep -c 'server is away' "$W/fol.err"
+	assert_output 1
+	run -0 grep -c 'the server is back' "$W/fol.err"
+	assert_output 1
+	kill "$fol"
+	wait_pids 60 "$fol"
 	PIDS=
 }
 

@@ -30,6 +30,10 @@ load shared
 	shared_server_away
 }
 
+@test "a follower's own mount killed and mounted again: it goes on where it was, and says so" {
+	shared_remount
+}
+
 @test "a listing of the topic that fails on the mount (EIO): a follower waits it out as an outage and goes on where it was" {
 	shared_eio
 }

@@ -23,6 +23,7 @@
 #include "util/grow.h"
 #include "util/monoclock.h"
 #include "store/partfile.h"
+#include "store/root.h"
 #include "util/stop.h"
 
 #define POLL_INTERVAL_MS 50
@@ -223,6 +224,11 @@ tmq_consumer_add_topic(struct tmq_consumer *c, int rootfd, const char *name,
 	}
 	for (p = 0; p < t->partitions; p++)
 		ct->src_of[p] = SIZE_MAX;
+	{
+		struct stat st;
+
+		ct->ino = fstat(t->dirfd, &st) == 0 ? st.st_ino : 0;
+	}
 	tmq_dirlist_init(&ct->dl, t->dirfd);
 	ct->dl.spare_fd = spare_fd;
 	ct->dl.spare_arg = c;
@@ -447,6 +453,10 @@ away(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
 		return 0;
 	(void)tmq_lr_park(&s->lr);
 	c->ct[s->topic]->dl.stale = 1;
+	/* Not the server but our mount gone: every call on a descriptor of
+	 * it fails so for ever, whatever comes back at its path. */
+	if (e->sys == ENOTCONN)
+		c->ct[s->topic]->dead = 1;
 	if (!s->away) {
 		s->away = 1;
 		if (c->away++ == 0)
@@ -457,6 +467,36 @@ away(struct tmq_consumer *c, size_t i, const struct tmq_error *e)
 	s->backoff_ms = tmq_outage_backoff(s->backoff_ms);
 	s->retry_at = tmq_mono() + s->backoff_ms / 1000.0;
 	return 1;
+}
+
+/* Topic k's directory descriptor lost its mount (ENOTCONN: a FUSE client
+ * killed, whose mount may since have been made again at the same path):
+ * open the directory again from the root's path and, when it is the same
+ * one (its inode), put it in the old descriptor's place, so that the
+ * listing and the sources, which hold that number, open their files from
+ * the new mount.  Nothing when the path still leads to the dead mount. */
+static void
+reroot(struct tmq_consumer *c, size_t k)
+{
+	struct tmq_topic *t = &c->topics[k];
+	struct tmq_ctopic *ct = c->ct[k];
+	struct tmq_error e2;
+	struct stat st;
+	int rfd, fd;
+
+	if (tmq_root_open_opt(c->root, 0, &rfd, &e2) < 0)
+		return;
+	fd = openat(rfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	close(rfd);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && ct->ino != 0 && st.st_ino == ct->ino &&
+	    dup3(fd, t->dirfd, O_CLOEXEC) >= 0) {
+		ct->dead = 0;
+		ct->dl.stale = 1;
+	}
+	close(fd);
 }
 
 /* Source i read again after its server was away. */
@@ -504,6 +544,8 @@ again:
 				s->dry = 1;
 				continue;
 			}
+			if (s->away && c->ct[s->topic]->dead)
+				reroot(c, s->topic);
 			rc = tmq_lr_next(&s->lr, &l, e);
 			if (s->lr.jumped) {
 				/* Pruned before we got there: say it once,

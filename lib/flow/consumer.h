@@ -5,6 +5,7 @@
 #define TMQ_CONSUMER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "codec/batchdecode.h"
 #include "store/blob.h"
@@ -39,6 +40,8 @@ struct tmq_ctopic {
 	struct tmq_dirlist dl;		/* the directory, listed once */
 	size_t *src_of;			/* partition -> source, or SIZE_MAX */
 	int wd;				/* inotify watch, or -1 */
+	ino_t ino;			/* the directory's, as first opened */
+	int dead;			/* its descriptor lost its mount */
 };
 
 struct tmq_consumer {
@@ -68,6 +71,10 @@ struct tmq_consumer {
 	 * once, rather than failed; away counts those that are. */
 	int retry_outages;
 	size_t away;
+	/* With retry_outages: the root as -d gave it (NULL: $TMQ_ROOT or
+	 * the default), opened again when a topic's directory descriptor
+	 * outlives its mount (a FUSE client killed and mounted again). */
+	const char *root;
 	/* A descriptor whose POLLERR or POLLHUP ends a wait at once (the
 	 * output's, when its reader may go away), or -1. */
 	int hup_fd;

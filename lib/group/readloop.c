@@ -102,6 +102,7 @@ prepare(struct tmq_readloop *l)
 	/* A follower (a member too) runs on: its server may go away and come
 	 * back (tmq(7), Shared file systems). */
 	l->c.retry_outages = s->follow;
+	l->c.root = s->root;
 	l->c.hup_fd = tmq_output_hup_fd(l->out);
 	memset(&l->gc, 0, sizeof l->gc);
 	l->gc.lockfd = -1;
