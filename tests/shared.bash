@@ -76,6 +76,23 @@ teardown() {
 	[ -z "${PIDS-}" ] || kill -9 $PIDS 2>/dev/null || true
 	[ -z "${SERVER_KILLED-}" ] || "$FS" start "$TMQ_FS"
 	[ -z "${CLIENT_KILLED-}" ] || "$FS" start "$TMQ_FS" "$CLIENT_KILLED"
+	[ -z "${DAEMON_KILLED-}" ] || "$FS" start "$TMQ_FS" "$DAEMON_KILLED"
+}
+
+# said_waits FILE: FILE says nothing but, at most once each, that the
+# file system kept a call waiting and that it answered (fswait.h).
+said_waits() {
+	local w
+	run -1 grep -v -e ': waiting on the file system: no answer for [0-9]* s$' \
+	    -e ': the file system answered after [0-9]* s$' "$1"
+	w=$(grep -c 'waiting on the file system' "$1" || :)
+	[ "$w" -le 1 ] || fail "$1: said $w times: $(cat "$1")"
+	assert_equal "$(grep -c 'the file system answered' "$1" || :)" "$w"
+}
+
+# done_or_waiting PID: PID has ended, or waits for a FUSE request.
+done_or_waiting() {
+	! kill -0 "$1" 2>/dev/null || grep -qx request_wait_answer "/proc/$1/wchan"
 }
 
 # records W N PACE: N text records "K:wW-I-<pad>" with keys 1..N; PACE fast
@@ -307,8 +324,11 @@ shared_server_away() {
 		# Both find out (a follower there looks every 50 ms).
 		wait_for grep -q 'server is away' "$W/fol.err"
 		wait_for grep -q 'joining again once' "$W/mem.err"
-		# A once-through reader fails, as it always has.
+		# A once-through reader fails, as it always has, and so does a
+		# producer, saying what it wrote (nothing).
 		run -1 tmq-get -d "$B" t
+		assert_output --partial 'Transport endpoint is not connected'
+		run -1 sh -c "echo 1:lost | tmq-put -d '$A' -K: t"
 		assert_output --partial 'Transport endpoint is not connected'
 		"$FS" start "$TMQ_FS"
 		SERVER_KILLED=
@@ -365,15 +385,44 @@ shared_server_away() {
 	else
 		# No error reached them; a read that waited for the OSD is said,
 		# once, with its answer, and nothing else is.
-		local f w
-		for f in fol.err mem.err; do
-			run -1 grep -v -e ': waiting on the file system: no answer for [0-9]* s$' \
-			    -e ': the file system answered after [0-9]* s$' "$W/$f"
-			w=$(grep -c 'waiting on the file system' "$W/$f" || :)
-			[ "$w" -le 1 ] || fail "$f: said $w times: $(cat "$W/$f")"
-			assert_equal "$(grep -c 'the file system answered' "$W/$f" || :)" "$w"
-		done
+		said_waits "$W/fol.err"
+		said_waits "$W/mem.err"
 	fi
+	kill $fol $mem
+	wait_pids 60 $fol $mem
+	PIDS=
+}
+
+shared_mds_away() {
+	[ "$ENGINE" = ceph ] || skip "GlusterFS has no metadata server: its bricks hold the metadata, and the brick scenario kills them"
+	local fol mem put
+	tmq-topic -d "$A" create t -k u32 -p 2
+	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
+	fol=$!
+	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
+	mem=$!
+	PIDS="$fol $mem"
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
+	DAEMON_KILLED=mds.a
+	"$FS" kill "$TMQ_FS" mds.a
+	# A producer meanwhile writes, or waits inside the file system.
+	seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t &
+	put=$!
+	PIDS="$PIDS $put"
+	wait_for done_or_waiting "$put"
+	"$FS" start "$TMQ_FS" mds.a
+	DAEMON_KILLED=
+	wait "$put"
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
+	kill -0 "$fol" && kill -0 "$mem"
+	truth >"$W/truth"
+	run -0 sort -k1,1n -k2,2n "$W/fol"
+	assert_output "$(cat "$W/truth")"
+	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
+	assert_output "$(cat "$W/truth")"
+	said_waits "$W/fol.err"
+	said_waits "$W/mem.err"
 	kill $fol $mem
 	wait_pids 60 $fol $mem
 	PIDS=

@@ -30,6 +30,10 @@ load shared
 	shared_server_away
 }
 
+@test "the metadata server killed and started again under a producer, a follower and a member: no record lost, they go on" {
+	shared_mds_away
+}
+
 @test "a follower's own mount killed and mounted again: it goes on where it was, and says so" {
 	shared_remount
 }
