@@ -14,7 +14,10 @@
  * B of the file on, in a read that returns bytes past B (data appended
  * after B).  NULSHIM_MARK=PATH: that file is made when it happens, for the
  * test to know that it did, holding the first byte made NUL and the one
- * after the last.  NULSHIM_FUSE=1: every statfs and fstatfs
+ * after the last.  NULSHIM_HOLD_MS=T: those bytes stay NUL in every read
+ * of that file for T ms after the first (a writer's client that flushes
+ * them late), each read after that one made so being counted in
+ * NULSHIM_MARK's file as a line "again".  NULSHIM_FUSE=1: every statfs and fstatfs
  * says FUSE (FUSE_SUPER_MAGIC), so that tmq takes the root for a shared
  * filesystem's. */
 #ifndef _GNU_SOURCE
@@ -29,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FUSE_SUPER_MAGIC 0x65735546
@@ -42,6 +46,48 @@ int statfs(const char *path, struct statfs *sf);
 int statfs64(const char *path, struct statfs64 *sf);
 
 static int fired;
+/* What the first spoiling made NUL (NULSHIM_HOLD_MS): the file, the
+ * range of its bytes, and when (ms of CLOCK_MONOTONIC). */
+static dev_t held_dev;
+static ino_t held_ino;
+static long long held_from, held_to, held_at;
+
+static long long
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A read of got bytes into buf, ending at byte end of fd's file, while
+ * NULSHIM_HOLD_MS holds the range spoiled first. */
+static void
+hold(int fd, char *buf, ssize_t got, off_t end)
+{
+	const char *v = getenv("NULSHIM_HOLD_MS"), *mark;
+	long long at = (long long)end - got, a, b;
+	struct stat st;
+
+	if (v == NULL || !__atomic_load_n(&fired, __ATOMIC_SEQ_CST) ||
+	    now_ms() - held_at >= atoll(v) || fstat(fd, &st) < 0 ||
+	    st.st_dev != held_dev || st.st_ino != held_ino)
+		return;
+	a = at > held_from ? at : held_from;
+	b = (long long)end < held_to ? (long long)end : held_to;
+	if (a >= b)
+		return;
+	memset(buf + (a - at), 0, (size_t)(b - a));
+	if ((mark = getenv("NULSHIM_MARK")) != NULL) {
+		int m = open(mark, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (m >= 0) {
+			dprintf(m, "again\n");
+			close(m);
+		}
+	}
+}
 
 static void *
 next(const char *name)
@@ -75,9 +121,12 @@ spoil1(int fd, char *buf, ssize_t got, off_t end)
 	char *nl, *last;
 	size_t len;
 
-	if (want == NULL || got <= 0 || __atomic_load_n(&fired,
-	    __ATOMIC_SEQ_CST))
+	if (want == NULL || got <= 0)
 		return;
+	if (__atomic_load_n(&fired, __ATOMIC_SEQ_CST)) {
+		hold(fd, buf, got, end);
+		return;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || end < st.st_size)
 		return;
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
@@ -105,6 +154,11 @@ spoil1(int fd, char *buf, ssize_t got, off_t end)
 	if (__atomic_exchange_n(&fired, 1, __ATOMIC_SEQ_CST))
 		return;
 	memset(nl + 1, 0, (size_t)(last - nl));
+	held_dev = st.st_dev;
+	held_ino = st.st_ino;
+	held_from = (long long)(end - got + (nl + 1 - buf));
+	held_to = (long long)(end - got + (last + 1 - buf));
+	held_at = now_ms();
 	if ((mark = getenv("NULSHIM_MARK")) != NULL) {
 		int m = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 

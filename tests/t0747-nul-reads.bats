@@ -82,6 +82,22 @@ shimmed() {
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/f.out")" "$(want 0 400)"
 }
 
+@test "a follower meets NULs that stay for 3 s, past the re-reads (a writer's client that flushes late): it waits for the records, each at its offset, nothing said" {
+	local size
+	size=$(cat "$TMQ_ROOT"/ev/*.tmf | wc -c)
+	NULSHIM_FROM=$size NULSHIM_HOLD_MS=3000 start_bg f shimmed ev/ \
+	    tmq-get -f -F '%o %s\n' ev
+	wait_for has_lines "$BATS_TEST_TMPDIR/f.out" 300
+	seq 301 400 | sed 's/^/record-/' | tmq-put ev
+	wait_for has_lines "$BATS_TEST_TMPDIR/f.out" 400
+	# It read them as NULs again after the first second of re-reads.
+	run grep -c again "$MARK"
+	assert_success
+	[ "$output" -ge 1 ]
+	stop_bg f
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/f.out")" "$(want 0 400)"
+}
+
 @test "a group member meets NULs in a partition, then in the group log: every record past the commit at its offset, nothing said" {
 	tmq-get -g G --commit -n 10 ev >/dev/null
 	run --separate-stderr shimmed ev/ tmq-get -g G -F '%o %s\n' ev

@@ -269,6 +269,7 @@ tmq_consumer_add_source(struct tmq_consumer *c, size_t topic,
 	if (tmq_lr_open_shared(&s->lr, &c->ct[topic]->dl, t, partition,
 	    t->key_width, e) < 0)
 		return tmq_fail_prefix(e, "%s", t->name);
+	s->lr.wait_nul = c->retry_outages;
 	s->open = 1;
 	c->ct[topic]->src_of[partition] = c->nsrc;
 	c->nsrc++;

@@ -186,7 +186,7 @@ tmq_dr_count_lines(int fd, int how, uint64_t *lines, int *partial,
 		holes->at = holes->bytes = 0;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -1;
-	while ((r = tmq_read_data(fd, how, &sparse, buf, sizeof buf, &h)) > 0 ||
+	while ((r = tmq_read_data(fd, how, &sparse, buf, sizeof buf, &h, NULL)) > 0 ||
 	    (r == 0 && h.bytes > 0)) {
 		const char *p = buf, *end = buf + r;
 
@@ -247,7 +247,7 @@ tmq_dr_tail(int fd, int how, off_t *size, int *last)
 		at = pos;
 		sparse = 0;
 		while ((r = tmq_read_data(fd, how, &sparse, buf, sizeof buf,
-		    &hole)) > 0 || (r == 0 && hole.bytes > 0)) {
+		    &hole, NULL)) > 0 || (r == 0 && hole.bytes > 0)) {
 			if (r == 0) {
 				at = (off_t)(hole.at + hole.bytes);
 				*last = 0;
@@ -281,17 +281,20 @@ tmq_dr_tail(int fd, int how, off_t *size, int *last)
  * a local disk).  There a NUL is the file's at once: a local disk's page
  * cache does not hold what its file does not.  got bytes read from pos
  * are in dst; returns the bytes to take from there, the descriptor's
- * offset after them. */
+ * offset after them.  With unsettled (tmq_read_data), NUL bytes that stay
+ * are not taken: what comes before the first is, and *unsettled is set. */
 #define NUL_TRIES 10
 
 static ssize_t
-nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos)
+nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos, int tries,
+    int *unsettled)
 {
+	const char *nul;
 	struct timespec ts;
 	ssize_t r;
 	int i;
 
-	for (i = 0; i < NUL_TRIES && !tmq_stop; i++) {
+	for (i = 0; i < tries && !tmq_stop; i++) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = (1L << i) * 1000000L;
 		nanosleep(&ts, NULL);
@@ -306,6 +309,10 @@ nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos)
 		if (memchr(dst, '\0', (size_t)got) == NULL)
 			break;
 	}
+	if (unsettled != NULL && (nul = memchr(dst, '\0', (size_t)got)) != NULL) {
+		*unsettled = 1;
+		got = nul - (const char *)dst;
+	}
 	if (lseek(fd, pos + got, SEEK_SET) < 0)
 		return -1;
 	return got;
@@ -319,11 +326,17 @@ nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos)
  * one buffer that found the first hole, whatever the file's size. */
 ssize_t
 tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
-    struct tmq_holes *hole)
+    struct tmq_holes *hole, int *unsettled)
 {
 	off_t pos, end, h;
 	ssize_t got;
 
+	/* Bytes the caller found unsettled at its last look are read once,
+	 * not again and again: it looks again at its next turn. */
+	int tries = unsettled != NULL && *unsettled ? 0 : NUL_TRIES;
+
+	if (unsettled != NULL)
+		*unsettled = 0;
 	hole->at = hole->bytes = 0;
 	for (;;) {
 		if (*sparse) {
@@ -352,7 +365,8 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 		h = tmq_hole_first(fd, pos, (size_t)got);
 		if (h == pos + got) {
 			if (tmq_fs_is_remote(fd))
-				return nul_reread(fd, how, dst, got, pos);
+				return nul_reread(fd, how, dst, got, pos,
+				    tries, unsettled);
 			if (lseek(fd, h, SEEK_SET) < 0)
 				return -1;
 			return got;	/* NUL bytes written as data */

@@ -17,6 +17,7 @@
 #include "store/directread.h"
 #include "util/fdlimit.h"
 #include "store/linereader.h"
+#include "util/monoclock.h"
 #include "codec/message.h"
 #include "store/partscan.h"
 #include "store/regfile.h"
@@ -764,11 +765,34 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			n = 0;
 			hole.at = hole.bytes = 0;
 		} else {
+			int wait = r->wait_nul &&
+			    (r->nul_since == 0 || r->nul_at != r->rpos ||
+			    tmq_mono_ms() - r->nul_since < TMQ_LR_NUL_WAIT_MS);
+			/* (known unsettled: one read, not the rereads) */
+			int unsettled = r->nul_since != 0 && r->nul_at == r->rpos;
+
 			want = r->cap - r->end;
 			n = tmq_read_data(r->fd, r->how, &r->sparse,
-			    r->buf + r->end, want, &hole);
+			    r->buf + r->end, want, &hole,
+			    wait ? &unsettled : NULL);
 			r->short_read = n > 0 && (size_t)n < want;
 			r->short_at = r->rpos + (n > 0 ? (uint64_t)n : 0);
+			if (unsettled) {
+				/* Not yet the writer's data: take what came
+				 * before, and look again at the next turn. */
+				if (r->nul_since == 0 || r->nul_at != r->short_at) {
+					r->nul_at = r->short_at;
+					r->nul_since = tmq_mono_ms();
+				}
+				if (n > 0) {
+					r->rpos += (uint64_t)n;
+					r->end += (size_t)n;
+					continue;
+				}
+				return 0;
+			}
+			if (n != 0)
+				r->nul_since = 0;
 		}
 		if (n == 0 && hole.bytes > 0) {
 			tmq_holes_add(&r->holes, &hole);

@@ -63,6 +63,14 @@ struct tmq_linereader {
 	 * file's end then: linereader.c's tmq_lr_next), when short_read. */
 	int short_read;
 	uint64_t short_at;
+	/* A reader that follows (set by its opener): NUL bytes read from a
+	 * network filesystem, where its client may not have the writer's
+	 * data yet, are not taken as data until they have stayed at nul_at
+	 * for TMQ_LR_NUL_WAIT_MS (since nul_since, ms of tmq_mono_ms; 0:
+	 * none waited for): until then the reading stops before them. */
+	int wait_nul;
+	uint64_t nul_at;
+	long long nul_since;
 	struct tmq_holes holes;	/* those in the line being read */
 	char hole_msg[160];	/* the problem of a line that had some */
 	struct tmq_dirlist *shared;	/* the topic's listing, or NULL */
@@ -129,6 +137,13 @@ int tmq_lr_seek_time(struct tmq_linereader *r, double t, struct tmq_error *e);
 /* The next line: 1 with *l filled, 0 when there is none yet, -1 on error. */
 int tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l,
     struct tmq_error *e);
+/* How long a follower waits for NUL bytes read from a network filesystem
+ * to become the writer's data (tmq(7)): ceph-fuse gives zeros for what
+ * another client wrote and has not yet flushed, which its writeback does
+ * within about 5 s.  What stays NUL that long is the file's, and is read as
+ * it is (a corrupt line, reported). */
+#define TMQ_LR_NUL_WAIT_MS 30000
+
 /* After tmq_lr_next returned 0, for a reader that stops there (tmq-dump):
  * the newest file may end in a line without its newline.  Wait until that
  * tail stays as it is for TMQ_CUT_WAIT_MS: 1 when it does, with *l set to

@@ -115,7 +115,7 @@ scan_from(struct tmq_pidx *x, int fd, int how, unsigned flags,
 		first_time(fd, how, hmax, kch, s);
 	if (lseek(fd, (off_t)pos, SEEK_SET) < 0)
 		goto fail;
-	while ((n = tmq_read_data(fd, how, &sparse, buf, BUFSZ, &hole)) > 0 ||
+	while ((n = tmq_read_data(fd, how, &sparse, buf, BUFSZ, &hole, NULL)) > 0 ||
 	    (n == 0 && hole.bytes > 0)) {
 		const char *p = buf, *end, *nl, *lh = NULL;
 		size_t ll = 0;

@@ -416,7 +416,7 @@ copy_tmp(struct archive *a, const struct tmq_topic *t, const char *name,
 	}
 	tmq_mode_follow(a->at.dirfd, out);
 	while (rc == 0) {
-		r = tmq_read_data(in, 0, &sparse, buf, sizeof buf, &hole);
+		r = tmq_read_data(in, 0, &sparse, buf, sizeof buf, &hole, NULL);
 		if (r < 0) {
 			rc = -1;
 			break;
