@@ -328,6 +328,9 @@ tmq_member_join(struct tmq_member *mb, int rootfd, const char *group,
 	mb->g.notice = notice;
 	mb->g.notice_arg = notice_arg;
 	mb->g.watch = &mb->watch;
+	/* A member follows the log: NUL bytes there on a shared filesystem
+	 * are waited for, as a follower's (linereader.h). */
+	mb->g.lr.wait_nul = 1;
 	if (tmq_group_replay(&mb->g, e) < 0)
 		goto bad;
 	/* A replay cut short by a signal knows too little to claim an id:
