@@ -364,7 +364,7 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 		pos -= got;
 		h = tmq_hole_first(fd, pos, (size_t)got);
 		if (h == pos + got) {
-			if (tmq_fs_is_remote(fd))
+			if (!(how & TMQ_DR_BINARY) && tmq_fs_is_remote(fd))
 				return nul_reread(fd, how, dst, got, pos,
 				    tries, unsettled);
 			if (lseek(fd, h, SEEK_SET) < 0)

@@ -29,6 +29,9 @@
 #define TMQ_DR_DIRECT 1	/* O_DIRECT: aligned reads through a bounce buffer */
 #define TMQ_DR_LOCAL 2	/* a local filesystem's file: a read that came back
 			 * short of what it asked reached the end as it was */
+#define TMQ_DR_BINARY 4	/* set by the opener of a binary file (an index):
+			 * its NUL bytes are its own, not a client's
+			 * not-yet-arrived data, and are not read again */
 
 /* Check TMQ_READ; the other calls treat a bad value as auto. */
 int tmq_read_mode_check(struct tmq_error *e);

@@ -384,6 +384,7 @@ open_ix(struct tmq_pidx *x, int fd, int how, struct open_ix *o)
 		o->fd = -1;
 		return -1;
 	}
+	o->how |= TMQ_DR_BINARY;
 	close(dfd);
 	if (o->how & TMQ_DR_DIRECT) {
 		if (try_lock(o->fd, F_RDLCK, READ_LOCK_MS) < 0) {
@@ -841,6 +842,7 @@ save_append(struct tmq_pidx *x, int fd, int how)
 	o.locked = 0;
 	if (remote)
 		o.fd = tmq_dr_openat(dfd, name, &o.how, &e);
+	o.how |= TMQ_DR_BINARY;
 	if (o.fd < 0 || fstat(o.fd, &st) < 0)
 		goto out;
 	size = (uint64_t)st.st_size;
