@@ -281,12 +281,16 @@ tmq_dr_tail(int fd, int how, off_t *size, int *last)
  * a local disk).  There a NUL is the file's at once: a local disk's page
  * cache does not hold what its file does not.  got bytes read from pos
  * are in dst; returns the bytes to take from there, the descriptor's
- * offset after them.  With unsettled (tmq_read_data), NUL bytes that stay
- * are not taken: what comes before the first is, and *unsettled is set. */
+ * offset after them.  With unsettled (tmq_read_data: a follower, which
+ * looks again at its next turn), nothing is read again nor waited for
+ * here: what comes before the first NUL is taken, *unsettled is set, and
+ * the client's cache of the rest dropped, for the next look to ask again
+ * (a second of re-reads here would hold up the follower's other
+ * partitions, and each record that comes alone, for that second). */
 #define NUL_TRIES 10
 
 static ssize_t
-nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos, int tries,
+nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos,
     int *unsettled)
 {
 	const char *nul;
@@ -294,7 +298,17 @@ nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos, int tries,
 	ssize_t r;
 	int i;
 
-	for (i = 0; i < tries && !tmq_stop; i++) {
+	if (unsettled != NULL) {
+		if (!(how & TMQ_DR_DIRECT))
+			(void)posix_fadvise(fd, pos, (off_t)got,
+			    POSIX_FADV_DONTNEED);
+		if ((nul = memchr(dst, '\0', (size_t)got)) != NULL) {
+			*unsettled = 1;
+			got = nul - (const char *)dst;
+		}
+		return lseek(fd, pos + got, SEEK_SET) < 0 ? -1 : got;
+	}
+	for (i = 0; i < NUL_TRIES && !tmq_stop; i++) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = (1L << i) * 1000000L;
 		nanosleep(&ts, NULL);
@@ -308,10 +322,6 @@ nul_reread(int fd, int how, void *dst, ssize_t got, off_t pos, int tries,
 		got = r;
 		if (memchr(dst, '\0', (size_t)got) == NULL)
 			break;
-	}
-	if (unsettled != NULL && (nul = memchr(dst, '\0', (size_t)got)) != NULL) {
-		*unsettled = 1;
-		got = nul - (const char *)dst;
 	}
 	if (lseek(fd, pos + got, SEEK_SET) < 0)
 		return -1;
@@ -330,10 +340,6 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 {
 	off_t pos, end, h;
 	ssize_t got;
-
-	/* Bytes the caller found unsettled at its last look are read once,
-	 * not again and again: it looks again at its next turn. */
-	int tries = unsettled != NULL && *unsettled ? 0 : NUL_TRIES;
 
 	if (unsettled != NULL)
 		*unsettled = 0;
@@ -366,7 +372,7 @@ tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
 		if (h == pos + got) {
 			if (!(how & TMQ_DR_BINARY) && tmq_fs_is_remote(fd))
 				return nul_reread(fd, how, dst, got, pos,
-				    tries, unsettled);
+				    unsettled);
 			if (lseek(fd, h, SEEK_SET) < 0)
 				return -1;
 			return got;	/* NUL bytes written as data */

@@ -75,13 +75,12 @@ int tmq_dr_line_start(int fd, int how, off_t size, off_t *start);
  * no hole's, on a network or FUSE filesystem, are read again a few times
  * (about a second at most) before they count as data: its client may
  * return zeros for bytes it has not got yet (CephFS).  With unsettled not
- * NULL, they do not count as data even then: the bytes before the first
- * of them are returned (0 when it is the first read), the descriptor's
- * offset left at it, and *unsettled set (set on the call: they were at the
- * caller's last look, so they are read once, not again), for the caller to
- * read them again
- * later (a follower, whose next look may find the writer's client has
- * flushed them) or to take them (unsettled NULL) once they have stayed. */
+ * NULL (a follower, which looks again at its next turn), they are neither
+ * read again nor taken: the bytes before the first of them are returned
+ * (0 when it is the first read), the descriptor's offset left at it, and
+ * *unsettled set, for the caller to read them again later (the writer's
+ * client may have flushed them by then) or to take them (unsettled NULL)
+ * once they have stayed. */
 ssize_t tmq_read_data(int fd, int how, int *sparse, void *dst, size_t n,
     struct tmq_holes *hole, int *unsettled);
 

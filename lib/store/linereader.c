@@ -768,8 +768,7 @@ tmq_lr_next(struct tmq_linereader *r, struct tmq_line *l, struct tmq_error *e)
 			int wait = r->wait_nul &&
 			    (r->nul_since == 0 || r->nul_at != r->rpos ||
 			    tmq_mono_ms() - r->nul_since < TMQ_LR_NUL_WAIT_MS);
-			/* (known unsettled: one read, not the rereads) */
-			int unsettled = r->nul_since != 0 && r->nul_at == r->rpos;
+			int unsettled = 0;
 
 			want = r->cap - r->end;
 			n = tmq_read_data(r->fd, r->how, &r->sparse,
