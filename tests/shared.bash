@@ -90,6 +90,20 @@ said_waits() {
 	assert_equal "$(grep -c 'the file system answered' "$1" || :)" "$w"
 }
 
+# went_on FOL MEM N: the follower FOL (output W/fol) and the member MEM
+# (W/mem), still running, have delivered N records between them: the
+# follower each exactly once, where it was, the member each at least once,
+# and all of them what the server holds.
+went_on() {
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge $3 ] && [ \$(sort -u '$W/mem' | wc -l) -ge $3 ]"
+	kill -0 "$1" && kill -0 "$2"
+	truth >"$W/truth"
+	run -0 sort -k1,1n -k2,2n "$W/fol"
+	assert_output "$(cat "$W/truth")"
+	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
+	assert_output "$(cat "$W/truth")"
+}
+
 # done_or_waiting PID: PID has ended, or waits for a FUSE request.
 done_or_waiting() {
 	! kill -0 "$1" 2>/dev/null || grep -qx request_wait_answer "/proc/$1/wchan"
@@ -365,15 +379,8 @@ shared_server_away() {
 		run -0 grep -c . "$W/once.err"
 		assert_output 2
 	fi
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
-	kill -0 "$fol" && kill -0 "$mem"
-	# The follower went on exactly where it was: each record once.
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
-	# The member (joined again, on GlusterFS): each record at least once.
-	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
-	assert_output "$(cat "$W/truth")"
+	# The member joined again on GlusterFS.
+	went_on "$fol" "$mem" 200
 	if [ "$ENGINE" = gluster ]; then
 		# Said once, and when it was over.
 		run -0 grep -c 'server is away' "$W/fol.err"
@@ -414,13 +421,7 @@ shared_mds_away() {
 	"$FS" start "$TMQ_FS" mds.a
 	DAEMON_KILLED=
 	wait "$put"
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 200 ] && [ \$(sort -u '$W/mem' | wc -l) -ge 200 ]"
-	kill -0 "$fol" && kill -0 "$mem"
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
-	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
-	assert_output "$(cat "$W/truth")"
+	went_on "$fol" "$mem" 200
 	said_waits "$W/fol.err"
 	said_waits "$W/mem.err"
 	kill $fol $mem
