@@ -293,11 +293,16 @@ shared_frozen() {
 			# would report)
 			(strace -qq -o "$W/trace$m" -P "$f" -e trace=pread64 \
 			    -e inject=pread64:delay_enter=600s \
-			    tmq-get -d "${f%/t/*}" -f t >/dev/null 2>&1 &
+			    tmq-get -d "${f%/t/*}" -f t >/dev/null 2>"$W/err$m" &
 			echo $! >"$W/spid")
 			spid=$(cat "$W/spid")
 			PIDS="$PIDS $spid"
-			wait_for grep -q '^pread64(' "$W/trace$m"
+			# (On CephFS the first look from the other client at the
+			# file just written waits for the writer's client to give
+			# up its capabilities: seconds, once more than 120 s in a
+			# full run.  What the reader said is shown if it fails.)
+			TMQ_TEST_WAIT=300 wait_for grep -q '^pread64(' "$W/trace$m" ||
+			    fail "run $run: the reader on mount $m did not reach its read: $(cat "$W/err$m")"
 			tracee=$(pgrep -P "$spid")
 			PIDS="$PIDS $tracee"
 		done
