@@ -291,12 +291,19 @@ shared_frozen() {
 			eval "f=\$$m/t/${file##*/}"
 			# (in a subshell: not a job of ours, whose kill bash
 			# would report)
+			# (fd 3, bats's own, closed: a reader that outlived
+			# its strace would hold bats's output open, and bats
+			# would wait for it for ever.  The reader writes its
+			# own pid, to be killed whatever strace does.)
 			(strace -qq -o "$W/trace$m" -P "$f" -e trace=pread64 \
 			    -e inject=pread64:delay_enter=600s \
-			    tmq-get -d "${f%/t/*}" -f t >/dev/null 2>"$W/err$m" &
+			    sh -c 'echo $$ >"$0"; exec tmq-get -d "$1" -f t' \
+			    "$W/reader$m" "${f%/t/*}" >/dev/null 2>"$W/err$m" 3>&- &
 			echo $! >"$W/spid")
 			spid=$(cat "$W/spid")
 			PIDS="$PIDS $spid"
+			wait_for test -s "$W/reader$m"
+			PIDS="$PIDS $(cat "$W/reader$m")"
 			# (On CephFS the first look from the other client at the
 			# file just written waits for the writer's client to give
 			# up its capabilities: seconds, once more than 120 s in a
@@ -306,7 +313,7 @@ shared_frozen() {
 			tracee=$(pgrep -P "$spid")
 			PIDS="$PIDS $tracee"
 		done
-		tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null &
+		tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null 3>&- &
 		local stopped=$!
 		PIDS="$PIDS $stopped"
 		wait_for test -s "$W/stopped"
