@@ -259,6 +259,29 @@ deliver(struct tmq_readloop *l, struct tmq_error *e)
 	return -1;
 }
 
+/* A turn that waits (idle, or held in a rebalance): the output flushed,
+ * the wait's bound set; the end instead when the output's reader went. */
+static int
+idle_turn(struct tmq_readloop *l)
+{
+	const struct tmq_readspec *s = l->spec;
+
+	/* Whoever reads our output sees everything before we sleep. */
+	if (fflush(l->out->f) != 0)
+		return TMQ_TURN_END;
+	/* A reader that went away (| head) while nothing came in is not
+	 * waited for until the next message would find it gone: a member
+	 * would hold its partitions, and what it left in the pipe
+	 * uncommitted, meanwhile (tail -f stops too). */
+	if (tmq_output_reader_gone(l->out)) {
+		l->reader_gone = 1;
+		return TMQ_TURN_END;
+	}
+	l->wait_ms = tmq_idle_wait_ms(l->grouped ? tmq_gc_timeout(&l->gc) : -1,
+	    s->have_until, (s->until - tmq_now()) * 1000);
+	return TMQ_TURN_IDLE;
+}
+
 /* Nothing to read now: the group answered, a commit due made; then the
  * end, another read at once (-1), or an idle turn. */
 static int
@@ -291,20 +314,7 @@ idle(struct tmq_readloop *l, struct tmq_error *e)
 	case TMQ_IDLE_WAIT:
 		break;
 	}
-	/* Whoever reads our output sees everything before we sleep. */
-	if (fflush(l->out->f) != 0)
-		return TMQ_TURN_END;
-	/* A reader that went away (| head) while nothing came in is not
-	 * waited for until the next message would find it gone: a member
-	 * would hold its partitions, and what it left in the pipe
-	 * uncommitted, meanwhile (tail -f stops too). */
-	if (tmq_output_reader_gone(l->out)) {
-		l->reader_gone = 1;
-		return TMQ_TURN_END;
-	}
-	l->wait_ms = tmq_idle_wait_ms(l->grouped ? tmq_gc_timeout(&l->gc) : -1,
-	    s->have_until, (s->until - tmq_now()) * 1000);
-	return TMQ_TURN_IDLE;
+	return idle_turn(l);
 }
 
 /* A member in a rebalance: hold the reading (readturn.h, TMQ_TURN_HOLD_MAX)
@@ -313,11 +323,11 @@ idle(struct tmq_readloop *l, struct tmq_error *e)
 static int
 hold(struct tmq_readloop *l, struct tmq_error *e)
 {
-	const struct tmq_readspec *s = l->spec;
 	uint64_t r;
 	double left;
+	int rc;
 
-	if (!l->grouped || s->exec)
+	if (!l->grouped || l->spec->exec)
 		return -1;
 	if ((r = tmq_gc_rebalance(&l->gc, &left)) == 0)
 		return -1;
@@ -335,14 +345,8 @@ hold(struct tmq_readloop *l, struct tmq_error *e)
 	if (tmq_ac_due(&l->ac, tmq_now()) &&
 	    tmq_ac_commit(&l->ac, &l->gc, tmq_now(), e) < 0)
 		return group_failed(l, e);
-	if (fflush(l->out->f) != 0)
-		return TMQ_TURN_END;
-	if (tmq_output_reader_gone(l->out)) {
-		l->reader_gone = 1;
-		return TMQ_TURN_END;
-	}
-	l->wait_ms = tmq_idle_wait_ms(tmq_gc_timeout(&l->gc), s->have_until,
-	    (s->until - tmq_now()) * 1000);
+	if ((rc = idle_turn(l)) != TMQ_TURN_IDLE)
+		return rc;
 	/* Not past the hold's end. */
 	left = TMQ_TURN_HOLD_MAX - (tmq_mono() - l->held_since);
 	if (left < 0)
