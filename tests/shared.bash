@@ -90,6 +90,14 @@ said_waits() {
 	assert_equal "$(grep -c 'the file system answered' "$1" || :)" "$w"
 }
 
+# fol_is_truth: the follower's output (W/fol), in offset order, is what the
+# server holds (W/truth, written), each record exactly once.
+fol_is_truth() {
+	truth >"$W/truth"
+	run -0 sort -k1,1n -k2,2n "$W/fol"
+	assert_output "$(cat "$W/truth")"
+}
+
 # went_on FOL MEM N: the follower FOL (output W/fol) and the member MEM
 # (W/mem), still running, have delivered N records between them: the
 # follower each exactly once, where it was, the member each at least once,
@@ -97,9 +105,7 @@ said_waits() {
 went_on() {
 	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge $3 ] && [ \$(sort -u '$W/mem' | wc -l) -ge $3 ]"
 	kill -0 "$1" && kill -0 "$2"
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
+	fol_is_truth
 	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
 	assert_output "$(cat "$W/truth")"
 }
@@ -466,9 +472,7 @@ shared_remount() {
 	seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t
 	wait_for lines_in "$W/fol" 200
 	kill -0 "$fol"
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
+	fol_is_truth
 	run -0 grep -c 'server is away' "$W/fol.err"
 	assert_output 1
 	run -0 grep -c 'the server is back' "$W/fol.err"
@@ -502,9 +506,7 @@ shared_eio() {
 	PIDS="$PIDS $fol"
 	kill -0 "$fol"
 	# Each record once, none lost, none twice.
-	truth >"$W/truth"
-	run -0 sort -k1,1n -k2,2n "$W/fol"
-	assert_output "$(cat "$W/truth")"
+	fol_is_truth
 	run -0 grep -c 'server is away' "$W/fol.err"
 	assert_output 1
 	assert_equal "$(grep -v 'server is' "$W/fol.err")" ""
