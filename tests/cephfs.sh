@@ -193,10 +193,7 @@ pidof_() {
 }
 
 kill_daemon() {
-	p=$(pidof_ "$1" "$2")
-	[ -n "$p" ] || { echo "$2 is not running" >&2; return 1; }
-	kill -KILL "$p"
-	wait_for 30 sh -c "! kill -0 $p"
+	kill_gone "$(pidof_ "$1" "$2")" "$2"
 }
 
 # mount DIR M: mount client.M's view at DIR/M (ceph-fuse, its defaults,

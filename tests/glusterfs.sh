@@ -77,10 +77,7 @@ client_pid() {
 }
 
 client_kill() {
-	p=$(client_pid "$1" "$2")
-	[ -n "$p" ] || { echo "no client process for $1/$2" >&2; return 1; }
-	kill -KILL "$p"
-	wait_for 30 sh -c "! kill -0 $p"
+	kill_gone "$(client_pid "$1" "$2")" "the client of $1/$2"
 }
 
 client_start() {
