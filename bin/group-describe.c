@@ -349,7 +349,7 @@ group_describe(char **operands, int noperands)
 		rc = TMQ_EXIT_FAIL;
 	for (p = 0; a->have_maxlag && p < gi.nparts; p++)
 		if (tmq_ginfo_check_lag(name, &gi, p, a->maxlag, &e) < 0) {
-			fflush(stdout);
+			tmq_flush_stdout();
 			rc = tmq_report(&group_cmd, &e);
 		}
 	tmq_ginfo_free(&gi);

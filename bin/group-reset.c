@@ -68,13 +68,13 @@ group_reset(char **operands, int noperands)
 	/* The old offsets are the way back, and a script that sees exit 1
 	 * may run it again (--shift-by twice): nothing is reset unless they
 	 * were written. */
-	if (!a->dry && (fflush(stdout) != 0 || ferror(stdout))) {
+	if (!a->dry && (tmq_flush_stdout() != 0 || ferror(stdout))) {
 		tmq_warn(&group_cmd, "%s: nothing reset: the old offsets could not be "
 		    "written", name);
 		goto out;
 	}
 	if (!a->dry && tmq_group_commit(&g, 0, po, n, &e) < 0) {
-		fflush(stdout);
+		tmq_flush_stdout();
 		tmq_warn(&group_cmd, "%s: the reset above was not applied%s: %s", name,
 		    n > TMQ_COMMIT_CHUNK ? " (or, over several commit lines, only in "
 		    "part)" : "", e.msg);

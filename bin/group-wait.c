@@ -72,7 +72,7 @@ group_wait(char **operands, int noperands)
 		rc = TMQ_EXIT_OK;
 	else {
 		wait_left(&w);
-		fflush(stdout);
+		tmq_flush_stdout();
 		tmq_warn(&group_cmd, "%s: timed out: %llu message%s in %u partition%s "
 		    "not committed yet", name, (unsigned long long)w.total,
 		    w.total == 1 ? "" : "s", w.behind, w.behind == 1 ? "" : "s");

@@ -109,7 +109,7 @@ dump_line(struct dump *d, const struct tmq_topic *t, unsigned p,
 		    d->lines, d->corrupt);
 	if (why != NULL) {
 		d->corrupt++;
-		fflush(stdout);
+		tmq_flush_stdout();
 		tmq_progress_done();
 		fprintf(stderr, "%s: %s/%s:%llu: partition %u offset %llu: "
 		    "%s\n", cmd.name, t->name, file, (unsigned long long)lineno,
@@ -145,7 +145,7 @@ say_orphan(void *arg, const char *hash, double mtime)
 	struct dump *d = arg;
 
 	d->orphans++;
-	fflush(stdout);
+	tmq_flush_stdout();
 	tmq_progress_done();
 	if (d->repair && mtime < tmq_now() - TMQ_BLOB_MARGIN)
 		return 1;
@@ -202,7 +202,7 @@ check_end(struct dump *d, const struct tmq_topic *t, struct tmq_pidx_check *c)
 	if (wrong == 0)
 		return 0;
 	d->wrong++;
-	fflush(stdout);
+	tmq_flush_stdout();
 	tmq_progress_done();
 	fprintf(stderr, "%s: %s/" TMQ_DOT_DIR "/%s: wrong index: %s (%s)\n",
 	    cmd.name, t->name, name, c->wrong, wrong == 1 ? "made again" :

@@ -454,7 +454,7 @@ out:
 	 * reader took; then it ends as any reader does, by SIGPIPE. */
 	gone = tmq_output_reader_gone(&out);
 	if (tmq_output_close(&out) < 0 && !gone) {
-		tmq_warn(&cmd, "write error on standard output");
+		tmq_warn_stdout(&cmd, out.err);
 		return TMQ_EXIT_FAIL;
 	}
 	if (gone) {

@@ -129,7 +129,7 @@ group_say_problems(const struct tmq_ginfo *gi, int damage)
 
 	if (gi->nproblems == 0 && (!damage || gi->ndamaged == 0))
 		return 0;
-	fflush(stdout);
+	tmq_flush_stdout();
 	for (p = 0; p < gi->nparts; p++)
 		if (gi->parts[p].problem != NULL)
 			tmq_warn(&group_cmd, "%s", gi->parts[p].problem);

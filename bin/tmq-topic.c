@@ -142,7 +142,7 @@ topic_say_problems(const struct tmq_partstat *ps, unsigned n)
 
 		if (why != NULL) {
 			if (bad++ == 0)
-				fflush(stdout);
+				tmq_flush_stdout();
 			tmq_warn(&topic_cmd, "%s", why);
 		}
 	}

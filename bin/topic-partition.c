@@ -21,7 +21,7 @@ partition_one(const struct tmq_topic *t, const char *key, size_t n,
 	struct tmq_error e;
 
 	if (tmq_key_parse(t->key_width, key, n, kb, &e) < 0) {
-		fflush(stdout);
+		tmq_flush_stdout();
 		if (recno)
 			tmq_warn(&topic_cmd, "%s: %s %lu: %s", t->name, what, recno,
 			    e.msg);

@@ -40,7 +40,7 @@ keep_unread(void *arg, const struct tmq_pfile *pf, uint64_t end)
 	if (!r->have_rs || (n = tmq_readers_hold(&r->rs, pf, end)) == 0 ||
 	    !r->keep_unread)
 		return 0;
-	fflush(stdout);
+	tmq_flush_stdout();
 	tmq_progress_done();
 	fprintf(stderr, "%s: %s: %s %s: unread by group%s ", topic_cmd.name,
 	    r->topic, r->dry ? "would keep" : "kept", pf->name,
@@ -73,7 +73,7 @@ say_losses(const struct prune_report *r)
 {
 	size_t i;
 
-	fflush(stdout);
+	tmq_flush_stdout();
 	for (i = 0; i < r->rs.n; i++)
 		if (r->rs.r[i].lost > 0)
 			tmq_warn(&topic_cmd, "%s: group %s %s %llu unread message%s "

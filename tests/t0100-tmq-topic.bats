@@ -1412,7 +1412,7 @@ make_old_topic() {
 	assert_success
 	run --separate-stderr bash -c 'tmq-topic list >&-'
 	assert_failure 1
-	assert_stderr "tmq-topic: write error on standard output"
+	assert_stderr "tmq-topic: write error on standard output: Bad file descriptor"
 }
 
 # --- options that a command does not take ------------------------------

@@ -1006,7 +1006,7 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	tmq-put ev a b
 	run --separate-stderr bash -c 'tmq-get ev >/dev/full'
 	assert_failure 1
-	assert_equal "$stderr" 'tmq-get: write error on standard output'
+	assert_equal "$stderr" 'tmq-get: write error on standard output: No space left on device'
 }
 
 @test "every output path reports a write error on standard output, exit 1" {
@@ -1053,7 +1053,7 @@ print(" ".join(str(o["offset"]) for o in map(json.loads, open(sys.argv[1]))
 	for c in "tmq-get big" "tmq-get -J big" "tmq-dump big" "tmq-dump -J big"; do
 		# (read_at_most stops a command that reads past its bound)
 		read_at_most 1048576 bash -c "exec $c >/dev/full"
-		assert_equal "$c: $status $(cat err)" "$c: 1 ${c%% *}: write error on standard output"
+		assert_equal "$c: $status $(cat err)" "$c: 1 ${c%% *}: write error on standard output: No space left on device"
 	done
 }
 

@@ -1370,7 +1370,7 @@ assert_stderr_idx_rewritten() {
 	run --separate-stderr bash -c 'tmq-group reset G --shift-by 3 >/dev/full'
 	assert_failure 1
 	assert_equal "$stderr" "tmq-group: G: nothing reset: the old offsets could not be written
-tmq-group: write error on standard output"
+tmq-group: write error on standard output: No space left on device"
 	run committed
 	assert_output "$before"
 }

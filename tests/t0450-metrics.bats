@@ -150,10 +150,10 @@ tmq_scrape_timestamp_seconds{scrape=\"topics\"} T"
 	tmq-get -g G -P 0 -n 1 ev >/dev/null
 	run --separate-stderr bash -c 'tmq-topic list --prometheus >/dev/full'
 	assert_failure 1
-	assert_stderr "tmq-topic: write error on standard output"
+	assert_stderr "tmq-topic: write error on standard output: No space left on device"
 	run --separate-stderr bash -c 'tmq-group list --prometheus >/dev/full'
 	assert_failure 1
-	assert_stderr "tmq-group: write error on standard output"
+	assert_stderr "tmq-group: write error on standard output: No space left on device"
 }
 
 # --- groups ---------------------------------------------------------------

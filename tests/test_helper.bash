@@ -445,7 +445,7 @@ assert_write_error() {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run --separate-stderr bash -c '"$@" <"$0" >/dev/full' "$in" "$@"
 	if [ "$status" != 1 ] ||
-	    [ "${stderr##*$'\n'}" != "${1##*/}: write error on standard output" ]; then
+	    [ "${stderr##*$'\n'}" != "${1##*/}: write error on standard output: No space left on device" ]; then
 		fail "$* >/dev/full: exit $status, stderr: $stderr"
 	fi
 }

@@ -337,23 +337,54 @@ hold_std_fds(void)
 		}
 }
 
+/* The errno of the first flush of standard output that failed. */
+static int stdout_errno;
+
+int
+tmq_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0)
+		return 0;
+	if (stdout_errno == 0)
+		stdout_errno = errno;
+	return EOF;
+}
+
+void
+tmq_warn_stdout(const struct tmq_cmd *cmd, int err)
+{
+	if (err != 0)
+		tmq_warn(cmd, "write error on standard output: %s",
+		    strerror(err));
+	else
+		tmq_warn(cmd, "write error on standard output");
+}
+
 int
 tmq_close_stdout(const struct tmq_cmd *cmd)
 {
-	int pending, failed;
+	int pending, failed, err = 0;
 
 	if (stdout_closed)
 		return 0;
 	stdout_closed = 1;
 	/* As coreutils' close_stream: a stdout that was never open is no
-	 * error when nothing was written to it. */
+	 * error when nothing was written to it.  The error is the close's
+	 * (its flush of what is pending), else an earlier tmq_flush_stdout's,
+	 * else unknown (a flush stdio made on its own keeps no errno). */
 	pending = __fpending(stdout) != 0;
 	failed = ferror(stdout) != 0;
-	if (fclose(stdout) != 0 && (pending || errno != EBADF))
+	errno = 0;
+	if (fclose(stdout) != 0 && (pending || errno != EBADF)) {
 		failed = 1;
+		err = errno;
+	}
 	if (!failed)
 		return 0;
-	tmq_warn(cmd, "write error on standard output");
+	if (err == 0)
+		err = stdout_errno;
+	tmq_warn_stdout(cmd, err);
 	return -1;
 }
 

@@ -159,6 +159,11 @@ int tmq_options(const struct tmq_cmd *cmd, int argc, char **argv);
  * exec, with the operands after it); its exit status. */
 int tmq_subcmd_exec(const struct tmq_cmd *cmd, int argc, char **argv);
 
+/* fflush(stdout), its errno kept for the write error said at exit. */
+int tmq_flush_stdout(void);
+/* Say that standard output failed, with err's message (0: unknown). */
+void tmq_warn_stdout(const struct tmq_cmd *cmd, int err);
+
 /* Flush and close standard output, once; on a write error say so and
  * return -1.  For a tool that wants the status before it returns. */
 int tmq_close_stdout(const struct tmq_cmd *cmd);
