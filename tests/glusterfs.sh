@@ -9,11 +9,14 @@
 #                           server holds; DIR/brick2/v, DIR/brick3/v the
 #                           other replicas
 #   glusterfs.sh down DIR   unmount, stop, delete, remove DIR
-#   glusterfs.sh kill DIR [client.M]   kill every brick (the server goes
-#                           away); or mount M's own client process (a or b)
-#   glusterfs.sh start DIR [client.M]  start them again, and wait until
-#                           they serve; or take M's dead mount away and
-#                           mount it again
+#   glusterfs.sh kill DIR [client.M|brick.N]   kill every brick (the
+#                           server goes away); or mount M's own client
+#                           process (a or b); or brick N alone (1, 2 or 3:
+#                           DIR/brick/v, DIR/brick2/v, DIR/brick3/v), one
+#                           replica lost while the others serve
+#   glusterfs.sh start DIR [client.M|brick.N]  start the bricks that are
+#                           down again, and wait until they serve; or take
+#                           M's dead mount away and mount it again
 #   glusterfs.sh why        print why it cannot run here (exit 1), or nothing
 #
 # glusterd runs with a volfile and working directory of its own under DIR
@@ -123,6 +126,22 @@ brick_kill() {
 	wait_for 30 sh -c "[ -z \"\$(pgrep -f 'glusterfsd.*$1/brick[23]*/v')\" ]"
 }
 
+# brick_dir N: brick N's folder (1 is brick, 2 brick2, 3 brick3).
+brick_dir() {
+	case $1 in
+	1) echo brick ;;
+	2|3) [ "$REPLICA" = 3 ] || { echo "brick.$1: the volume has one brick" >&2; return 1; }
+	    echo "brick$1" ;;
+	*) echo "brick.$1: want 1, 2 or 3" >&2; return 1 ;;
+	esac
+}
+
+# one_brick_kill DIR N: kill brick N's process alone.
+one_brick_kill() {
+	b=$(brick_dir "$2") || return 1
+	kill_gone "$(pgrep -f "glusterfsd.*$1/$b/v" | head -n 1)" "brick $1/$b/v"
+}
+
 # bricks_up DIR: every brick of DIR's volume has its process.
 bricks_up() {
 	[ "$(pgrep -f "glusterfsd.*$1/brick[23]*/v" | wc -l)" -ge "$REPLICA" ]
@@ -145,7 +164,9 @@ case ${1-} in
 why) why ;;
 up) why >&2 && up "$2" ;;
 down) down "$2" ;;
-kill) case ${3-} in client.*) client_kill "$2" "${3#client.}" ;; *) brick_kill "$2" ;; esac ;;
-start) case ${3-} in client.*) client_start "$2" "${3#client.}" ;; *) brick_start "$2" ;; esac ;;
-*) echo "usage: glusterfs.sh up DIR | down DIR | kill DIR [client.M] | start DIR [client.M] | why" >&2; exit 2 ;;
+kill) case ${3-} in client.*) client_kill "$2" "${3#client.}" ;;
+	brick.*) one_brick_kill "$2" "${3#brick.}" ;; *) brick_kill "$2" ;; esac ;;
+start) case ${3-} in client.*) client_start "$2" "${3#client.}" ;;
+	*) brick_start "$2" ;; esac ;;
+*) echo "usage: glusterfs.sh up DIR | down DIR | kill DIR [client.M|brick.N] | start DIR [client.M|brick.N] | why" >&2; exit 2 ;;
 esac

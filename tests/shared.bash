@@ -18,9 +18,9 @@
 #   under test.
 #
 # The engine runs a scenario RUNS times (TMQ_SHARED_RUNS; by default 10 on
-# GlusterFS, 3 on CephFS, whose runs are slower, to keep CI's time); every
-# run must be clean.  A partition index made on one mount serves the
-# other.  Where CephFS cannot behave as GlusterFS does (its server away),
+# GlusterFS's one brick, 3 on its replica 3 and on CephFS, whose runs are
+# slower, to keep CI's time); every run must be clean.  A partition index
+# made on one mount serves the other.  Where CephFS cannot behave as GlusterFS does (its server away),
 # the scenario says what it holds it to instead, and why.
 
 load test_helper
@@ -28,7 +28,7 @@ load test_helper
 case ${ENGINE-} in
 gluster)
 	FS=$BATS_TEST_DIRNAME/glusterfs.sh FSNAME=GlusterFS TRUTH_MOUNT=brick/v
-	RUNS=${TMQ_SHARED_RUNS:-10} ;;
+	RUNS=${TMQ_SHARED_RUNS:-$([ "${TMQ_GLUSTER_REPLICA:-1}" = 3 ] && echo 3 || echo 10)} ;;
 ceph)
 	FS=$BATS_TEST_DIRNAME/cephfs.sh FSNAME=CephFS TRUTH_MOUNT=t
 	RUNS=${TMQ_SHARED_RUNS:-3} ;;
@@ -108,6 +108,21 @@ went_on() {
 	fol_is_truth
 	run -0 sh -c "sort -u '$W/mem' | sort -k1,1n -k2,2n"
 	assert_output "$(cat "$W/truth")"
+}
+
+# blocked_in PID: where each thread of PID is (its system call, the
+# kernel's wait channel and stack) and, when it is not blocked, what it
+# calls for 2 s: for a test that waited in vain.
+blocked_in() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)):" \
+		    "syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)," \
+		    "wchan $(cat "$t/wchan" 2>/dev/null)"
+		sed 's/^/    /' "$t/stack" 2>/dev/null
+	done
+	! command -v strace >/dev/null ||
+	    timeout 2 strace -qq -f -tt -p "$1" 2>&1 | head -n 40
 }
 
 # done_or_waiting PID: PID has ended, or waits for a FUSE request.
@@ -319,8 +334,11 @@ shared_frozen() {
 			tracee=$(pgrep -P "$spid")
 			PIDS="$PIDS $tracee"
 		done
-		tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null 3>&- &
-		local stopped=$!
+		# (in a subshell too, its kill unreported)
+		(tmq-get -d "$B" -f t >"$W/stopped" 2>/dev/null 3>&- &
+		echo $! >"$W/spid")
+		local stopped
+		stopped=$(cat "$W/spid")
 		PIDS="$PIDS $stopped"
 		wait_for test -s "$W/stopped"
 		kill -STOP "$stopped"
@@ -354,8 +372,10 @@ shared_server_away() {
 	"$FS" kill "$TMQ_FS"
 	if [ "$ENGINE" = gluster ]; then
 		# Both find out (a follower there looks every 50 ms).
-		wait_for grep -q 'server is away' "$W/fol.err"
-		wait_for grep -q 'joining again once' "$W/mem.err"
+		wait_for grep -q 'server is away' "$W/fol.err" ||
+		    fail "the follower did not notice: $(cat "$W/fol.err"; blocked_in "$fol")"
+		wait_for grep -q 'joining again once' "$W/mem.err" ||
+		    fail "the member did not notice: $(cat "$W/mem.err"; blocked_in "$mem")"
 		# A once-through reader fails, as it always has, and so does a
 		# producer, saying what it wrote (nothing).
 		run -1 tmq-get -d "$B" t
@@ -440,6 +460,51 @@ shared_mds_away() {
 	DAEMON_KILLED=
 	wait "$put"
 	went_on "$fol" "$mem" 200
+	said_waits "$W/fol.err"
+	said_waits "$W/mem.err"
+	kill $fol $mem
+	wait_pids 60 $fol $mem
+	PIDS=
+}
+
+shared_replica_lost() {
+	[ "$ENGINE" = gluster ] && [ "${TMQ_GLUSTER_REPLICA:-1}" = 3 ] ||
+	    skip "a replica 3 GlusterFS volume's alone (TMQ_GLUSTER_REPLICA=3): one brick or CephFS's one OSD has no other copy to serve"
+	local fol mem p n=20000
+	tmq-topic -d "$A" create t -k u32 -p 2
+	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
+	fol=$!
+	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
+	mem=$!
+	PIDS="$fol $mem"
+	PUTS=
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
+	produce "$A" 1 $n slow
+	produce "$B" 2 $n slow
+	# One replica lost mid-run, while the other two serve: the third,
+	# so that the first, the truth, holds every record.
+	wait_for sh -c "[ \$(cat '$TRUTH'/t/*.tmf | wc -l) -gt 2000 ]"
+	DAEMON_KILLED=brick.3
+	"$FS" kill "$TMQ_FS" brick.3
+	for p in $PUTS; do
+		kill -0 "$p" 2>/dev/null || fail "a producer had ended before the brick was killed"
+	done
+	# Nobody notices, beyond a delay: every producer ends well, saying
+	# nothing, and the readers go on, saying nothing but that a call
+	# waited (fswait.h).
+	for p in $PUTS; do
+		wait "$p" || fail "a producer failed: $(cat "$W/put.err")"
+	done
+	[ ! -s "$W/put.err" ] || fail "$(cat "$W/put.err")"
+	went_on "$fol" "$mem" $((2 * n + 100))
+	said_waits "$W/fol.err"
+	said_waits "$W/mem.err"
+	# The brick back, the same.
+	"$FS" start "$TMQ_FS" brick.3
+	DAEMON_KILLED=
+	seq 101 200 | sed 's/$/:after/' | tmq-put -d "$A" -K: t
+	went_on "$fol" "$mem" $((2 * n + 200))
 	said_waits "$W/fol.err"
 	said_waits "$W/mem.err"
 	kill $fol $mem
