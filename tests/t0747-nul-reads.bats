@@ -52,6 +52,22 @@ shimmed() {
 	    NULSHIM_FUSE="${NULSHIM_FUSE-1}" "$@"
 }
 
+# nul_line_100 FILE: line 101 (offset 100) of FILE made NULs, its newline
+# kept.
+nul_line_100() {
+	/usr/bin/python3 - "$1" <<-'EOF'
+	import sys
+	p = sys.argv[1]
+	b = bytearray(open(p, 'rb').read())
+	s = 0
+	for _ in range(100):
+	    s = b.index(b'\n', s) + 1
+	e = b.index(b'\n', s)
+	b[s:e] = bytes(e - s)
+	open(p, 'r+b').write(b)
+	EOF
+}
+
 @test "a once-through tmq-get on a shared filesystem reads NULs from its client again: every record, its offset right, nothing said" {
 	run --separate-stderr shimmed ev/ tmq-get -F '%o %s\n' ev
 	[ -f "$MARK" ]
@@ -141,24 +157,35 @@ shimmed() {
 @test "on a shared filesystem NULs that stay after the re-reads are the file's: a corrupt line at its offset, exit 1, the reader going on past it" {
 	local f
 	f=$(echo "$TMQ_ROOT"/ev/*.tmf)
-	# Line 101 (offset 100) made NULs, its newline kept, in the file.
-	python3 - "$f" <<-'EOF'
-	import sys
-	p = sys.argv[1]
-	b = bytearray(open(p, 'rb').read())
-	s = 0
-	for _ in range(100):
-	    s = b.index(b'\n', s) + 1
-	e = b.index(b'\n', s)
-	b[s:e] = bytes(e - s)
-	open(p, 'r+b').write(b)
-	EOF
+	nul_line_100 "$f"
 	NULSHIM_FUSE=1 run --separate-stderr shimmed nothing-matches \
 	    tmq-get -F '%o %s\n' ev
 	[ ! -f "$MARK" ]
 	assert_failure 1
 	assert_equal "$stderr" "tmq-get: ev: partition 0 offset 100: bad base85 in the key"
 	assert_equal "$output" "$(want 0 100; want 101 300)"
+}
+
+@test "a follower on a shared filesystem waits 30 s for NULs that stay, then takes them for the file's: a corrupt line at its offset, said once, and it goes on" {
+	local f t0 t1
+	f=$(echo "$TMQ_ROOT"/ev/*.tmf)
+	nul_line_100 "$f"
+	t0=$(date +%s)
+	NULSHIM_FUSE=1 start_bg f shimmed nothing-matches tmq-get -f -F '%o %s\n' ev
+	wait_for has_lines "$BATS_TEST_TMPDIR/f.out" 100
+	# Until the bound, nothing past the NULs, nothing said.
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/f.err")" ""
+	TMQ_TEST_WAIT=150 wait_for has_lines "$BATS_TEST_TMPDIR/f.out" 299
+	t1=$(date +%s)
+	[ $((t1 - t0)) -ge 29 ] || fail "took the NULs for the file's after $((t1 - t0)) s"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/f.err")" \
+	    "tmq-get: ev: partition 0 offset 100: bad base85 in the key"
+	# It goes on: what comes next, each at its offset.
+	seq 301 310 | sed 's/^/record-/' | tmq-put ev
+	wait_for has_lines "$BATS_TEST_TMPDIR/f.out" 309
+	stop_bg f KILL
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/f.out")" "$(want 0 100; want 101 310)"
+	[ ! -f "$MARK" ]
 }
 
 @test "a partition's index read on a shared filesystem: its own NUL bytes (binary) are not read again as a client's" {
