@@ -57,6 +57,33 @@ tmq_read_as_shared(int fd)
 	return read_mode() == MODE_DIRECT || tmq_fs_is_remote(fd);
 }
 
+/* The bounce buffer of this thread, made once. */
+static int
+need_bounce(void)
+{
+	if (bounce == NULL && posix_memalign((void **)&bounce, DR_ALIGN,
+	    DR_BOUNCE) != 0) {
+		bounce = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/* A filesystem that refused O_DIRECT for name: what we would read there
+ * could be the client's cache, not the server's file. */
+static int
+no_direct(const char *name, struct tmq_error *e)
+{
+	char shown[128];
+
+	tmq_escape_name(name, shown, sizeof shown);
+	tmq_fail(e, "%s: this filesystem cannot read past its client's cache "
+	    "(no O_DIRECT); TMQ_READ=cached reads anyway", shown);
+	errno = EINVAL;
+	return -1;
+}
+
 int
 tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
     struct tmq_error *e)
@@ -71,9 +98,7 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 		*how = TMQ_DR_LOCAL;
 		return 0;
 	}
-	if (bounce == NULL && posix_memalign((void **)&bounce, DR_ALIGN,
-	    DR_BOUNCE) != 0) {
-		bounce = NULL;
+	if (need_bounce() < 0) {
 		close(*fd);
 		*fd = -1;
 		errno = ENOMEM;
@@ -83,17 +108,13 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 	if (dfd < 0 && errno == EINVAL && mode == MODE_DIRECT)
 		return 0;	/* asked for, where there is none (tmpfs) */
 	if (dfd < 0) {
-		if (errno == EINVAL) {
-			char shown[128];
+		int err = errno;
 
-			tmq_escape_name(name, shown, sizeof shown);
-			tmq_fail(e, "%s: this filesystem cannot read past its "
-			    "client's cache (no O_DIRECT); TMQ_READ=cached reads "
-			    "anyway", shown);
-		}
 		close(*fd);
 		*fd = -1;
-		errno = EINVAL;
+		if (err == EINVAL)
+			return no_direct(name, e);
+		errno = err;
 		return -1;
 	}
 	pos = lseek(*fd, 0, SEEK_CUR);
@@ -108,12 +129,32 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 int
 tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e)
 {
-	int fd = tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
+	int mode = read_mode(), fd;
 
 	*how = 0;
-	if (fd >= 0 && tmq_dr_reopen(dirfd, name, &fd, how, e) < 0)
+	if (mode == MODE_CACHED)
+		return tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
+	/* The directory's filesystem says how to read its files: one open,
+	 * not a plain one and then a direct one, each a round trip to the
+	 * server of a shared filesystem. */
+	if (mode != MODE_DIRECT && !tmq_fs_is_remote(dirfd)) {
+		fd = tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
+		if (fd >= 0)
+			*how = TMQ_DR_LOCAL;
+		return fd;
+	}
+	if (need_bounce() < 0)
+		return tmq_fail(e, "out of memory");
+	fd = tmq_open_regular(dirfd, name, O_RDONLY | O_DIRECT, 0, e);
+	if (fd >= 0) {
+		*how = TMQ_DR_DIRECT;
+		return fd;
+	}
+	if (errno != EINVAL)
 		return -1;
-	return fd;
+	if (mode == MODE_DIRECT)	/* asked for, where there is none */
+		return tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
+	return no_direct(name, e);
 }
 
 /* One direct pread of whole blocks into the bounce buffer. */

@@ -46,7 +46,9 @@ int tmq_read_as_shared(int fd);
  * reads anyway); *fd is then closed. */
 int tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
     struct tmq_error *e);
-/* Open name under dirfd for reading (regfile.h), then as tmq_dr_reopen. */
+/* Open name under dirfd for reading (regfile.h) as tmq_dr_reopen would
+ * make it, in one open: the directory's filesystem decides (its files are
+ * on it). */
 int tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e);
 /* pread, and read() from the descriptor's offset (which it advances). */
 ssize_t tmq_dr_pread(int fd, int how, void *dst, size_t n, off_t pos);

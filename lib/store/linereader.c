@@ -155,15 +155,13 @@ open_name(struct tmq_linereader *r, const char *name, struct tmq_error *e)
 {
 	int fd;
 
-	while ((fd = tmq_open_regular(r->dirfd, name, O_RDONLY, 0, e)) < 0 &&
+	while ((fd = tmq_dr_openat(r->dirfd, name, &r->how, e)) < 0 &&
 	    tmq_fd_exhausted(errno) && r->shared != NULL &&
 	    r->shared->spare_fd != NULL &&
 	    r->shared->spare_fd(r->shared->spare_arg) == 0)
 		;
 	if (fd < 0)
 		tmq_fd_hint_append(e, errno);
-	else if (tmq_dr_reopen(r->dirfd, name, &fd, &r->how, e) < 0)
-		return -1;
 	return fd;
 }
 
