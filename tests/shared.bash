@@ -125,6 +125,20 @@ blocked_in() {
 	    timeout 2 strace -qq -f -tt -p "$1" 2>&1 | head -n 40
 }
 
+# fol_and_mem: topic t of 2 partitions, 100 records put through mount A,
+# and through B a follower (output W/fol) and a member of group G (W/mem)
+# that have both read them; sets the caller's fol and mem to their pids.
+fol_and_mem() {
+	tmq-topic -d "$A" create t -k u32 -p 2
+	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
+	fol=$!
+	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
+	mem=$!
+	PIDS="$fol $mem"
+	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
+}
+
 # done_or_waiting PID: PID has ended, or waits for a FUSE request.
 done_or_waiting() {
 	! kill -0 "$1" 2>/dev/null || grep -qx request_wait_answer "/proc/$1/wchan"
@@ -356,18 +370,12 @@ shared_frozen() {
 }
 
 shared_server_away() {
-	tmq-topic -d "$A" create t -k u32 -p 2
-	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
+	local fol mem put once
+	fol_and_mem
 	# A topic the other mount has never read, for a reader while the
 	# server is away.
 	tmq-topic -d "$A" create u -p 1
 	seq 1 50 | tmq-put -d "$A" u
-	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	local fol=$! mem put once
-	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
-	mem=$!
-	PIDS="$fol $mem"
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
 	SERVER_KILLED=1
 	"$FS" kill "$TMQ_FS"
 	if [ "$ENGINE" = gluster ]; then
@@ -441,14 +449,7 @@ shared_server_away() {
 shared_mds_away() {
 	[ "$ENGINE" = ceph ] || skip "GlusterFS has no metadata server: its bricks hold the metadata, and the brick scenario kills them"
 	local fol mem put
-	tmq-topic -d "$A" create t -k u32 -p 2
-	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
-	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	fol=$!
-	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
-	mem=$!
-	PIDS="$fol $mem"
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
+	fol_and_mem
 	DAEMON_KILLED=mds.a
 	"$FS" kill "$TMQ_FS" mds.a
 	# A producer meanwhile writes, or waits inside the file system.
@@ -471,15 +472,8 @@ shared_replica_lost() {
 	[ "$ENGINE" = gluster ] && [ "${TMQ_GLUSTER_REPLICA:-1}" = 3 ] ||
 	    skip "a replica 3 GlusterFS volume's alone (TMQ_GLUSTER_REPLICA=3): one brick or CephFS's one OSD has no other copy to serve"
 	local fol mem p n=20000
-	tmq-topic -d "$A" create t -k u32 -p 2
-	seq 1 100 | sed 's/$/:before/' | tmq-put -d "$A" -K: t
-	tmq-get -d "$B" -f -F '%p %o %s\n' t >"$W/fol" 2>"$W/fol.err" &
-	fol=$!
-	tmq-get -d "$B" -g G -f -F '%p %o %s\n' t >"$W/mem" 2>"$W/mem.err" &
-	mem=$!
-	PIDS="$fol $mem"
+	fol_and_mem
 	PUTS=
-	wait_for sh -c "[ \$(wc -l <'$W/fol') -ge 100 ] && [ \$(wc -l <'$W/mem') -ge 100 ]"
 	produce "$A" 1 $n slow
 	produce "$B" 2 $n slow
 	# One replica lost mid-run, while the other two serve: the third,
