@@ -817,6 +817,31 @@ opens_once() {
 	    LD_PRELOAD="$shim" NULSHIM_FILE=nothing-matches NULSHIM_FUSE=1
 }
 
+@test "a shared filesystem that refuses O_DIRECT for a partition file: the reader fails, naming the file and TMQ_READ=cached; TMQ_READ=direct reads it through the cache" {
+	require_strace
+	local shim=${TMQ_BIN:?}/../tests/nulshim.so name
+	[ -f "$shim" ] || skip "tests/nulshim.so is not built (make tests/nulshim.so)"
+	tmq-topic create ev -p 1
+	seq 1 5 | tmq-put ev
+	name=$(basename "$TMQ_ROOT"/ev/0-*.tmf)
+	# (strace -P matches an openat's name as given: from here, where no
+	# such file is, it is the partition file's open under its topic.)
+	cd "$BATS_TEST_TMPDIR"
+	run --separate-stderr env \
+	    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	    LD_PRELOAD="$shim" NULSHIM_FILE=nothing-matches NULSHIM_FUSE=1 \
+	    strace -f -qq -o /dev/null -P "$name" \
+	    -e inject=openat:error=EINVAL:when=1 tmq-get ev
+	assert_failure 1
+	assert_output ""
+	assert_equal "$stderr" "tmq-get: ev: partition 0: $name: this filesystem cannot read past its client's cache (no O_DIRECT); TMQ_READ=cached reads anyway"
+	run --separate-stderr env TMQ_READ=direct strace -f -qq -o /dev/null \
+	    -P "$name" -e inject=openat:error=EINVAL:when=1 tmq-get ev
+	assert_success
+	assert_output "$(seq 1 5)"
+	assert_equal "$stderr" ""
+}
+
 # ---------------------------------------------------------------- modes
 
 @test "umask 002: the root, topic directories, definitions and partition files are group-writable" {

@@ -84,36 +84,57 @@ no_direct(const char *name, struct tmq_error *e)
 	return -1;
 }
 
+/* How the files on fd's filesystem are read (TMQ_DR_*): through the cache
+ * (0, TMQ_READ=cached), as a local file's, or past the client's cache (a
+ * shared filesystem, or TMQ_READ=direct). */
+static int
+how_for(int mode, int fd)
+{
+	if (mode == MODE_CACHED)
+		return 0;
+	if (mode != MODE_DIRECT && !tmq_fs_is_remote(fd))
+		return TMQ_DR_LOCAL;
+	return TMQ_DR_DIRECT;
+}
+
+/* name under dirfd opened O_DIRECT.  -1 with errno EINVAL where the
+ * filesystem has none: an error (e set), except under TMQ_READ=direct,
+ * which then reads through the cache (tmpfs). */
+static int
+open_direct(int dirfd, const char *name, int mode, struct tmq_error *e)
+{
+	int fd;
+
+	if (need_bounce() < 0) {
+		tmq_fail(e, "out of memory");
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = tmq_open_regular(dirfd, name, O_RDONLY | O_DIRECT, 0, e);
+	if (fd < 0 && errno == EINVAL && mode != MODE_DIRECT)
+		return no_direct(name, e);
+	return fd;
+}
+
 int
 tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
     struct tmq_error *e)
 {
-	int mode = read_mode(), dfd;
+	int mode = read_mode(), dfd, err;
 	off_t pos;
 
-	*how = 0;
-	if (mode == MODE_CACHED)
+	*how = how_for(mode, *fd);
+	if (*how != TMQ_DR_DIRECT)
 		return 0;
-	if (mode != MODE_DIRECT && !tmq_fs_is_remote(*fd)) {
-		*how = TMQ_DR_LOCAL;
+	dfd = open_direct(dirfd, name, mode, e);
+	if (dfd < 0 && errno == EINVAL && mode == MODE_DIRECT) {
+		*how = 0;	/* asked for, where there is none */
 		return 0;
 	}
-	if (need_bounce() < 0) {
-		close(*fd);
-		*fd = -1;
-		errno = ENOMEM;
-		return tmq_fail(e, "out of memory");
-	}
-	dfd = tmq_open_regular(dirfd, name, O_RDONLY | O_DIRECT, 0, e);
-	if (dfd < 0 && errno == EINVAL && mode == MODE_DIRECT)
-		return 0;	/* asked for, where there is none (tmpfs) */
 	if (dfd < 0) {
-		int err = errno;
-
+		err = errno;
 		close(*fd);
 		*fd = -1;
-		if (err == EINVAL)
-			return no_direct(name, e);
 		errno = err;
 		return -1;
 	}
@@ -122,39 +143,26 @@ tmq_dr_reopen(int dirfd, const char *name, int *fd, int *how,
 		lseek(dfd, pos, SEEK_SET);
 	close(*fd);
 	*fd = dfd;
-	*how = TMQ_DR_DIRECT;
 	return 0;
 }
 
 int
 tmq_dr_openat(int dirfd, const char *name, int *how, struct tmq_error *e)
 {
-	int mode = read_mode(), fd;
-
-	*how = 0;
-	if (mode == MODE_CACHED)
-		return tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
 	/* The directory's filesystem says how to read its files: one open,
 	 * not a plain one and then a direct one, each a round trip to the
 	 * server of a shared filesystem. */
-	if (mode != MODE_DIRECT && !tmq_fs_is_remote(dirfd)) {
+	int mode = read_mode(), h = how_for(mode, dirfd), fd = -1;
+
+	if (h == TMQ_DR_DIRECT) {
+		fd = open_direct(dirfd, name, mode, e);
+		if (fd < 0 && errno == EINVAL && mode == MODE_DIRECT)
+			h = 0;	/* asked for, where there is none */
+	}
+	if (h != TMQ_DR_DIRECT)
 		fd = tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
-		if (fd >= 0)
-			*how = TMQ_DR_LOCAL;
-		return fd;
-	}
-	if (need_bounce() < 0)
-		return tmq_fail(e, "out of memory");
-	fd = tmq_open_regular(dirfd, name, O_RDONLY | O_DIRECT, 0, e);
-	if (fd >= 0) {
-		*how = TMQ_DR_DIRECT;
-		return fd;
-	}
-	if (errno != EINVAL)
-		return -1;
-	if (mode == MODE_DIRECT)	/* asked for, where there is none */
-		return tmq_open_regular(dirfd, name, O_RDONLY, 0, e);
-	return no_direct(name, e);
+	*how = fd >= 0 ? h : 0;
+	return fd;
 }
 
 /* One direct pread of whole blocks into the bounce buffer. */
