@@ -20,8 +20,9 @@
 # The engine runs a scenario RUNS times (TMQ_SHARED_RUNS; by default 10 on
 # GlusterFS's one brick, 3 on its replica 3 and on CephFS, whose runs are
 # slower, to keep CI's time); every run must be clean.  A partition index
-# made on one mount serves the other.  Where CephFS cannot behave as GlusterFS does (its server away),
-# the scenario says what it holds it to instead, and why.
+# made on one mount serves the other.  Where CephFS cannot behave as
+# GlusterFS does (its server away), the scenario says what it holds it to
+# instead, and why.
 
 load test_helper
 
